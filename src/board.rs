@@ -1,0 +1,218 @@
+//! The board as the case base stores it: four bit planes (32 bytes), and the thesis' similarity.
+//!
+//! Each square holds a 4-bit code: one bit for "white piece" and three bits for the role
+//! (1 = pawn … 6 = king, 0 = empty), each bit in its own 64-bit plane. This is the smallest
+//! fixed layout that keeps every square's piece while letting the similarity of two boards be
+//! computed with a handful of bitwise operations and four popcounts (see [`similarity`]).
+
+use bytemuck::{Pod, Zeroable};
+use shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
+
+/// Highest board similarity: two identical boards.
+pub const MAX_SCORE: u32 = 256;
+
+/// A chess board packed into four bit planes.
+#[repr(C)]
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash, Debug, Pod, Zeroable)]
+pub struct Planes {
+    /// Squares holding a white piece.
+    pub white: u64,
+    /// Bit 0 of the role code of each square.
+    pub r0: u64,
+    /// Bit 1 of the role code.
+    pub r1: u64,
+    /// Bit 2 of the role code.
+    pub r2: u64,
+}
+
+impl Planes {
+    /// Packs a shakmaty board.
+    pub fn from_board(board: &Board) -> Planes {
+        let mut p = Planes {
+            white: board.white().0,
+            ..Planes::default()
+        };
+        for role in Role::ALL {
+            let bb = board.by_role(role).0;
+            let code = role as u8;
+            if code & 1 != 0 {
+                p.r0 |= bb;
+            }
+            if code & 2 != 0 {
+                p.r1 |= bb;
+            }
+            if code & 4 != 0 {
+                p.r2 |= bb;
+            }
+        }
+        p
+    }
+
+    /// Unpacks into a shakmaty board. Codes 7 (no such role) read as empty.
+    pub fn to_board(self) -> Board {
+        let mut board = Board::empty();
+        for sq in Square::ALL {
+            if let Some(piece) = self.piece_at(sq) {
+                board.set_piece_at(sq, piece);
+            }
+        }
+        board
+    }
+
+    /// Occupied squares.
+    #[inline(always)]
+    pub fn occupied(self) -> u64 {
+        self.r0 | self.r1 | self.r2
+    }
+
+    /// The piece on a square, if any.
+    pub fn piece_at(self, sq: Square) -> Option<Piece> {
+        let bit = |plane: u64| ((plane >> (sq as u32)) & 1) as u8;
+        let code = bit(self.r0) | (bit(self.r1) << 1) | (bit(self.r2) << 2);
+        let role = Role::try_from(code).ok()?;
+        let color = Color::from_white(bit(self.white) == 1);
+        Some(Piece { color, role })
+    }
+
+    /// The same position seen from the other side: ranks flipped and colours swapped.
+    /// Mirroring twice gives the original board.
+    pub fn mirrored(self) -> Planes {
+        let occ = self.occupied();
+        Planes {
+            white: (occ & !self.white).swap_bytes(),
+            r0: self.r0.swap_bytes(),
+            r1: self.r1.swap_bytes(),
+            r2: self.r2.swap_bytes(),
+        }
+    }
+}
+
+/// Board similarity as an integer in `0..=256` (4 × the sum of the per-square scores of
+/// method.md): `4·same + 3·same colour, other type + 2·one side empty + 1·same type, other colour`.
+#[inline(always)]
+pub fn similarity(a: &Planes, b: &Planes) -> u32 {
+    let occ_a = a.occupied();
+    let occ_b = b.occupied();
+    let both = occ_a & occ_b;
+    let diff_type = (a.r0 ^ b.r0) | (a.r1 ^ b.r1) | (a.r2 ^ b.r2);
+    let diff_colour = a.white ^ b.white;
+    // Both empty, or the same piece: no bit differs at all.
+    let same = !(diff_type | diff_colour);
+    let same_colour_other_type = both & !diff_colour & diff_type;
+    let one_empty = occ_a ^ occ_b;
+    let same_type_other_colour = both & diff_colour & !diff_type;
+    4 * same.count_ones()
+        + 3 * same_colour_other_type.count_ones()
+        + 2 * one_empty.count_ones()
+        + same_type_other_colour.count_ones()
+}
+
+/// Per-square score of method.md, ×4: 4, 3, 2, 1 or 0.
+pub fn piece_score(a: Option<Piece>, b: Option<Piece>) -> u32 {
+    match (a, b) {
+        (None, None) => 4,
+        (Some(_), None) | (None, Some(_)) => 2,
+        (Some(a), Some(b)) if a == b => 4,
+        (Some(a), Some(b)) if a.color == b.color => 3,
+        (Some(a), Some(b)) if a.role == b.role => 1,
+        _ => 0,
+    }
+}
+
+/// The naive per-square similarity, straight from the table of method.md: the test oracle
+/// for [`similarity`].
+pub fn similarity_naive(a: &Board, b: &Board) -> u32 {
+    Square::ALL
+        .iter()
+        .map(|&sq| piece_score(a.piece_at(sq), b.piece_at(sq)))
+        .sum()
+}
+
+/// A square seen from the other side (rank flipped).
+pub fn mirror_square(sq: Square) -> Square {
+    sq.flip_vertical()
+}
+
+/// Squares of a bitboard, for callers that do not import shakmaty's iterator.
+pub fn squares(bb: u64) -> impl Iterator<Item = Square> {
+    Bitboard(bb).into_iter()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn arb_board() -> impl Strategy<Value = Board> {
+        proptest::collection::vec(0u8..13, 64).prop_map(|codes| {
+            let mut board = Board::empty();
+            for (sq, code) in Square::ALL.iter().zip(codes) {
+                if code > 0 {
+                    let color = Color::from_white(code <= 6);
+                    let role = Role::try_from((code - 1) % 6 + 1).expect("1..=6 is a role");
+                    board.set_piece_at(*sq, Piece { color, role });
+                }
+            }
+            board
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn bitplane_similarity_equals_per_square_oracle(a in arb_board(), b in arb_board()) {
+            let fast = similarity(&Planes::from_board(&a), &Planes::from_board(&b));
+            prop_assert_eq!(fast, similarity_naive(&a, &b));
+        }
+
+        #[test]
+        fn planes_round_trip_the_board(a in arb_board()) {
+            prop_assert_eq!(Planes::from_board(&a).to_board(), a);
+        }
+
+        #[test]
+        fn mirroring_twice_is_identity(a in arb_board()) {
+            let p = Planes::from_board(&a);
+            prop_assert_eq!(p.mirrored().mirrored(), p);
+            prop_assert_eq!(p.mirrored().to_board(), a.clone().into_mirrored());
+        }
+
+        #[test]
+        fn similarity_is_symmetric_and_mirror_invariant(a in arb_board(), b in arb_board()) {
+            let (pa, pb) = (Planes::from_board(&a), Planes::from_board(&b));
+            prop_assert_eq!(similarity(&pa, &pb), similarity(&pb, &pa));
+            prop_assert_eq!(similarity(&pa, &pb), similarity(&pa.mirrored(), &pb.mirrored()));
+        }
+    }
+
+    #[test]
+    fn identical_boards_score_256() {
+        let p = Planes::from_board(&Board::new());
+        assert_eq!(similarity(&p, &p), MAX_SCORE);
+    }
+
+    #[test]
+    fn per_square_scores_follow_the_method_table() {
+        let wp = Some(Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        });
+        let wn = Some(Piece {
+            color: Color::White,
+            role: Role::Knight,
+        });
+        let bp = Some(Piece {
+            color: Color::Black,
+            role: Role::Pawn,
+        });
+        let bn = Some(Piece {
+            color: Color::Black,
+            role: Role::Knight,
+        });
+        assert_eq!(piece_score(None, None), 4);
+        assert_eq!(piece_score(wp, wp), 4);
+        assert_eq!(piece_score(wp, wn), 3);
+        assert_eq!(piece_score(wp, None), 2);
+        assert_eq!(piece_score(wp, bp), 1);
+        assert_eq!(piece_score(wp, bn), 0);
+    }
+}

@@ -1,0 +1,110 @@
+//! The file layout of a case base, version 1. All integers little-endian.
+//!
+//! ```text
+//! 0    magic "PRECEDNT"            8 bytes
+//! 8    format version             u32
+//! 12   reserved                   u32 (0)
+//! 16   cases                      u64
+//! 24   white-mover cases          u64   cases [0, w) had White to move, [w, cases) Black
+//! 32   games                      u64
+//! 40   boards offset              u64   cases × 32-byte Planes (mover's point of view)
+//! 48   metas offset               u64   cases × 12-byte CaseMeta
+//! 56   games offset               u64   games × 24-byte GameRecord
+//! 64   strings offset             u64
+//! 72   strings length             u64
+//! 80   build-info offset          u64   JSON (BuildInfo)
+//! 88   build-info length          u64
+//! 96.. reserved up to 128
+//! …    sections, each starting on a 64-byte boundary
+//! end-16  xxh3-64 of every byte before it   u64
+//! end-8   trailer magic "PRCDTEND"
+//! ```
+//!
+//! Boards and metas are separate flat arrays so the scan streams 32 bytes a case. Splitting the
+//! cases by the side that moved lets the thesis' literal mode compare each segment with the query
+//! or its mirror image without a per-case flag.
+
+/// First bytes of every case-base file.
+pub const MAGIC: &[u8; 8] = b"PRECEDNT";
+/// Last bytes of every case-base file.
+pub const TRAILER_MAGIC: &[u8; 8] = b"PRCDTEND";
+/// The version this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// Size of the fixed header.
+pub const HEADER_LEN: usize = 128;
+/// Size of the trailer (checksum + magic).
+pub const TRAILER_LEN: usize = 16;
+/// Alignment of every section.
+pub const ALIGN: usize = 64;
+/// First bytes of a zstd frame, to recognise a compressed case base.
+pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// The fixed header, decoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    pub version: u32,
+    pub cases: u64,
+    pub white_cases: u64,
+    pub games: u64,
+    pub boards_off: u64,
+    pub metas_off: u64,
+    pub games_off: u64,
+    pub strings_off: u64,
+    pub strings_len: u64,
+    pub info_off: u64,
+    pub info_len: u64,
+}
+
+impl Header {
+    /// Encodes the header into its 128 bytes.
+    pub fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut out = [0u8; HEADER_LEN];
+        out[..8].copy_from_slice(MAGIC);
+        out[8..12].copy_from_slice(&self.version.to_le_bytes());
+        let fields = [
+            self.cases,
+            self.white_cases,
+            self.games,
+            self.boards_off,
+            self.metas_off,
+            self.games_off,
+            self.strings_off,
+            self.strings_len,
+            self.info_off,
+            self.info_len,
+        ];
+        for (i, v) in fields.iter().enumerate() {
+            out[16 + 8 * i..24 + 8 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        out
+    }
+
+    /// Decodes the fixed header; the caller has checked the magic and the length.
+    pub fn decode(bytes: &[u8; HEADER_LEN]) -> Header {
+        let u64_at = |at: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&bytes[at..at + 8]);
+            u64::from_le_bytes(b)
+        };
+        let mut v = [0u8; 4];
+        v.copy_from_slice(&bytes[8..12]);
+        Header {
+            version: u32::from_le_bytes(v),
+            cases: u64_at(16),
+            white_cases: u64_at(24),
+            games: u64_at(32),
+            boards_off: u64_at(40),
+            metas_off: u64_at(48),
+            games_off: u64_at(56),
+            strings_off: u64_at(64),
+            strings_len: u64_at(72),
+            info_off: u64_at(80),
+            info_len: u64_at(88),
+        }
+    }
+}
+
+/// Rounds up to the section alignment.
+pub fn align_up(n: u64) -> u64 {
+    n.div_ceil(ALIGN as u64) * ALIGN as u64
+}

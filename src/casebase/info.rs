@@ -1,0 +1,48 @@
+//! How a case base was built: recorded in its header as JSON, shown by `precedent info`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The filters that selected which moves became cases.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildOptions {
+    /// Only these players' moves (case-insensitive match on White/Black); empty = everyone.
+    pub players: Vec<String>,
+    /// Only moves of this side (`white` or `black`).
+    pub side: Option<String>,
+    /// Lowest mover rating.
+    pub min_elo: Option<u16>,
+    /// Highest mover rating.
+    pub max_elo: Option<u16>,
+    /// Plies skipped at the start of each game.
+    pub skip_plies: u32,
+    /// Stop after this many games contributed cases.
+    pub max_games: Option<u64>,
+}
+
+/// Counts from the build.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildStats {
+    /// Games read from the inputs.
+    pub games_read: u64,
+    /// Games that contributed at least one case.
+    pub games_used: u64,
+    /// Games read but not used, by reason.
+    pub games_skipped: BTreeMap<String, u64>,
+    /// Cases written.
+    pub cases: u64,
+}
+
+/// Everything recorded about a build.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildInfo {
+    /// The tool and version that wrote the file.
+    pub tool: String,
+    /// Input file names, as given.
+    pub sources: Vec<String>,
+    /// Filters.
+    pub options: BuildOptions,
+    /// Counts.
+    pub stats: BuildStats,
+}

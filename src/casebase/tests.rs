@@ -1,0 +1,219 @@
+use std::io::Write;
+
+use shakmaty::{Board, Color, Square};
+
+use super::*;
+use crate::board::Planes;
+
+fn sample_info() -> BuildInfo {
+    BuildInfo {
+        tool: "test".into(),
+        sources: vec!["fixture.pgn".into()],
+        ..BuildInfo::default()
+    }
+}
+
+/// Writes a case base with one game and three cases (two White, one Black to move).
+fn write_sample(path: &Path) {
+    let mut w = CaseBaseWriter::create(path).expect("writer");
+    let record = GameRecord {
+        key: 7,
+        white_elo: 1500,
+        black_elo: 0,
+        result: GameResult::Draw.to_byte(),
+        ..GameRecord::default()
+    };
+    let g = w
+        .add_game(
+            record,
+            [
+                "Alice",
+                "Bob",
+                "2024.01.02",
+                "Test",
+                "https://example.org/1",
+            ],
+        )
+        .expect("game");
+    let start = Planes::from_board(&Board::new());
+    let mv = CaseMove::new(Square::E2, Square::E4, None, false);
+    let meta = CaseMeta {
+        game: g,
+        ply: 0,
+        mv,
+        rights: 15,
+        ep: NO_EP,
+        pad: [0; 2],
+    };
+    w.add_case(Color::White, &start, &meta).expect("case");
+    w.add_case(
+        Color::Black,
+        &start.mirrored(),
+        &CaseMeta { ply: 1, ..meta },
+    )
+    .expect("case");
+    w.add_case(Color::White, &start, &CaseMeta { ply: 2, ..meta })
+        .expect("case");
+    w.finish(&sample_info()).expect("finish");
+}
+
+fn load_err(bytes: &[u8]) -> String {
+    match CaseBase::from_bytes("sample", bytes) {
+        Ok(_) => panic!("a damaged case base was accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn written_case_base_reads_back_with_white_movers_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.cb");
+    write_sample(&path);
+    let cb = CaseBase::open(&path).expect("open");
+    assert_eq!(
+        (cb.len(), cb.game_count(), cb.format_version()),
+        (3, 1, FORMAT_VERSION)
+    );
+    assert_eq!(cb.segment(Color::White), 0..2);
+    assert_eq!(cb.segment(Color::Black), 2..3);
+    assert_eq!(
+        cb.metas().iter().map(|m| m.ply).collect::<Vec<_>>(),
+        vec![0, 2, 1]
+    );
+    assert_eq!(cb.boards()[2], Planes::from_board(&Board::new()).mirrored());
+    let game = cb.game(0).expect("game 0");
+    assert_eq!(
+        (
+            game.white.as_str(),
+            game.black.as_str(),
+            game.white_elo,
+            game.black_elo
+        ),
+        ("Alice", "Bob", Some(1500), None)
+    );
+    assert_eq!(
+        (game.site.as_str(), game.result.as_str()),
+        ("https://example.org/1", "1/2-1/2")
+    );
+    assert_eq!(cb.game(1), None);
+    assert_eq!(cb.mover_elo(0), Some(1500));
+    assert_eq!(cb.mover_elo(2), None);
+    assert_eq!(cb.info(), &sample_info());
+}
+
+#[test]
+fn compressed_case_base_reads_back_identically() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (plain, packed) = (dir.path().join("s.cb"), dir.path().join("s.cb.zst"));
+    write_sample(&plain);
+    write_sample(&packed);
+    let a = CaseBase::open(&plain).expect("plain");
+    let b = CaseBase::open(&packed).expect("compressed");
+    assert_eq!(a.boards(), b.boards());
+    assert_eq!(a.metas(), b.metas());
+    let bytes = std::fs::read(&packed).expect("read");
+    assert_eq!(
+        CaseBase::from_bytes("embedded", &bytes)
+            .expect("from bytes")
+            .metas(),
+        a.metas()
+    );
+}
+
+#[test]
+fn rejects_truncated_case_base() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.cb");
+    write_sample(&path);
+    let bytes = std::fs::read(&path).expect("read");
+    for cut in [10, 100, 200, bytes.len() / 2, bytes.len() - 1] {
+        let err = load_err(&bytes[..cut]);
+        assert!(
+            err.contains("truncated") || err.contains("trailer"),
+            "cut at {cut}: {err}"
+        );
+    }
+}
+
+#[test]
+fn rejects_case_base_with_a_flipped_byte() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.cb");
+    write_sample(&path);
+    let bytes = std::fs::read(&path).expect("read");
+    for at in [20, 200, bytes.len() - 40] {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0x10;
+        let err = load_err(&damaged);
+        assert!(
+            err.contains("checksum") || err.contains("corrupt"),
+            "byte {at}: {err}"
+        );
+    }
+}
+
+#[test]
+fn rejects_other_format_versions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.cb");
+    write_sample(&path);
+    let mut bytes = std::fs::read(&path).expect("read");
+    bytes[8] = 99;
+    assert!(load_err(&bytes).contains("version 99"));
+}
+
+#[test]
+fn rejects_files_that_are_not_case_bases() {
+    assert!(load_err(b"").contains("not a Precedent case base"));
+    assert!(load_err(b"[Event \"x\"]\n1. e4 e5 *\n").contains("not a Precedent case base"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("empty.cb");
+    std::fs::File::create(&path)
+        .and_then(|mut f| f.write_all(b""))
+        .expect("create");
+    let err = CaseBase::open(&path)
+        .expect_err("empty file accepted")
+        .to_string();
+    assert!(err.contains("not a Precedent case base"), "{err}");
+    let missing = CaseBase::open(&dir.path().join("missing.cb"))
+        .expect_err("missing file")
+        .to_string();
+    assert!(
+        missing.contains("missing.cb") && missing.contains("cannot read"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn rejects_header_pointing_outside_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.cb");
+    write_sample(&path);
+    let mut bytes = std::fs::read(&path).expect("read");
+    // Claim a billion cases and re-seal the checksum: bounds checks must still catch it.
+    bytes[16..24].copy_from_slice(&1_000_000_000u64.to_le_bytes());
+    bytes[24..32].copy_from_slice(&0u64.to_le_bytes());
+    let end = bytes.len() - 16;
+    let digest = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+    bytes[end..end + 8].copy_from_slice(&digest.to_le_bytes());
+    assert!(load_err(&bytes).contains("outside the file"));
+}
+
+#[test]
+fn interrupted_writer_leaves_no_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("never.cb");
+    {
+        let mut w = CaseBaseWriter::create(&path).expect("writer");
+        let start = Planes::from_board(&Board::new());
+        w.add_case(Color::White, &start, &CaseMeta::default())
+            .expect("case");
+        // Dropped without finish(): a failed build.
+    }
+    assert!(!path.exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).expect("dir").count(),
+        0,
+        "temporary files left behind"
+    );
+}

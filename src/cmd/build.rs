@@ -1,0 +1,84 @@
+//! `precedent build`.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use precedent::build::{BuildConfig, build};
+use precedent::casebase::BuildOptions;
+
+/// Arguments of `precedent build`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// PGN inputs: .pgn, .pgn.zst, or - for standard input.
+    #[arg(required = true)]
+    inputs: Vec<String>,
+    /// Output case base (a name ending in .zst is written compressed).
+    #[arg(short, long)]
+    out: PathBuf,
+    /// Only this player's moves become cases (repeatable; case-insensitive).
+    #[arg(long = "player", value_name = "NAME")]
+    players: Vec<String>,
+    /// Only moves of this side.
+    #[arg(long, value_parser = ["white", "black"])]
+    side: Option<String>,
+    /// Lowest rating of the mover (games without the rating tag are excluded).
+    #[arg(long, value_name = "N")]
+    min_elo: Option<u16>,
+    /// Highest rating of the mover.
+    #[arg(long, value_name = "N")]
+    max_elo: Option<u16>,
+    /// Skip the first N plies of every game.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    skip_plies: u32,
+    /// Stop after N games have contributed cases.
+    #[arg(long, value_name = "N")]
+    max_games: Option<u64>,
+    /// Stop at the first broken game (illegal move, bad FEN, variant) instead of skipping it.
+    #[arg(long)]
+    strict: bool,
+    /// Print a JSON summary on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `precedent build`.
+pub fn run(args: Args) -> Result<()> {
+    let config = BuildConfig {
+        inputs: args.inputs,
+        out: args.out,
+        options: BuildOptions {
+            players: args.players,
+            side: args.side,
+            min_elo: args.min_elo,
+            max_elo: args.max_elo,
+            skip_plies: args.skip_plies,
+            max_games: args.max_games,
+        },
+        strict: args.strict,
+    };
+    let summary = build(&config)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&summary)?);
+    } else {
+        let skipped: Vec<String> = summary
+            .games_skipped
+            .iter()
+            .map(|(r, n)| format!("{n} {r}"))
+            .collect();
+        eprintln!(
+            "{}: {} cases ({} White to move, {} Black) from {} of {} games in {:.2} s ({:.0} cases/s)",
+            summary.output,
+            summary.cases,
+            summary.white_cases,
+            summary.black_cases,
+            summary.games_used,
+            summary.games_read,
+            summary.seconds,
+            summary.cases_per_second
+        );
+        if !skipped.is_empty() {
+            eprintln!("skipped: {}", skipped.join(", "));
+        }
+    }
+    Ok(())
+}

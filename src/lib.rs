@@ -1,0 +1,12 @@
+//! Precedent: a chess engine that plays by case-based reasoning.
+//!
+//! The pipeline, one module a stage: [`pgn`] reads games, [`build`] turns their moves into a
+//! [`casebase`] of (position, move) cases over [`board`] bit planes; [`retrieve`] finds the
+//! cases most similar to the position on the board, [`adapt`] turns their moves into legal moves
+//! here and lets them vote, and [`reasoner`] ties the two into a [`reasoner::Decision`].
+
+pub mod board;
+pub mod build;
+pub mod casebase;
+pub mod pgn;
+pub mod stats;

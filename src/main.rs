@@ -1,0 +1,40 @@
+//! The `precedent` command line: parses arguments and hands each subcommand to its module.
+
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Precedent: a chess engine that plays by case-based reasoning. With no subcommand it speaks
+/// UCI on stdin/stdout with the embedded default case base.
+#[derive(Parser, Debug)]
+#[command(name = "precedent", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Build a case base from PGN games (.pgn, .pgn.zst, or - for stdin).
+    Build(cmd::build::Args),
+    /// Describe a case base: counts, players, ratings, build options.
+    Info(cmd::info::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Build(args)) => cmd::build::run(args),
+        Some(Command::Info(args)) => cmd::info::run(args),
+        None => Ok(()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("precedent: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

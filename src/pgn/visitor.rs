@@ -1,0 +1,390 @@
+//! The game visitor: one pass over a PGN game, replaying its SAN moves with shakmaty and keeping
+//! the positions (and moves) that a [`Selection`] asks for. No game tree is built; the buffers
+//! are reused from game to game.
+
+use std::ops::ControlFlow;
+
+use pgn_reader::{RawTag, SanPlus, Skip, Visitor};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Color, Move, Position};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::casebase::{CaseMove, GameResult};
+
+/// Which moves of a game are wanted: the mover must pass every filter given.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Player names, lower-cased; empty = any player.
+    pub players: Vec<String>,
+    /// Only this side's moves.
+    pub side: Option<Color>,
+    /// Lowest mover rating (games without the rating tag are excluded).
+    pub min_elo: Option<u16>,
+    /// Highest mover rating.
+    pub max_elo: Option<u16>,
+    /// Plies skipped at the start of each game.
+    pub skip_plies: u32,
+}
+
+impl Selection {
+    fn rating_filter(&self) -> bool {
+        self.min_elo.is_some() || self.max_elo.is_some()
+    }
+
+    /// Whether the moves of `side` in a game with these tags are selected, and if not, whether
+    /// a missing rating was the reason.
+    fn side_selected(&self, tags: &Tags, side: Color) -> (bool, bool) {
+        if self.side.is_some_and(|s| s != side) {
+            return (false, false);
+        }
+        let (name, elo) = match side {
+            Color::White => (&tags.white, tags.white_elo),
+            Color::Black => (&tags.black, tags.black_elo),
+        };
+        if !self.players.is_empty() && !self.players.contains(&name.to_lowercase()) {
+            return (false, false);
+        }
+        if self.rating_filter() {
+            let Some(elo) = elo else { return (false, true) };
+            if self.min_elo.is_some_and(|m| elo < m) || self.max_elo.is_some_and(|m| elo > m) {
+                return (false, false);
+            }
+        }
+        (true, false)
+    }
+}
+
+/// Why a game produced nothing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// A move that is not legal (or not parsable as a move) in its position.
+    IllegalMove,
+    /// A `FEN` tag that does not parse or is not a legal position.
+    BadFen,
+    /// A chess variant other than standard chess or Chess960.
+    Variant,
+    /// A rating filter was given and the mover's rating tag is missing.
+    MissingRating,
+    /// No move passed the filters.
+    NotSelected,
+    /// The PGN text of the game is malformed (e.g. an unterminated tag).
+    MalformedPgn,
+}
+
+impl SkipReason {
+    /// The reason as reported in summaries.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::IllegalMove => "illegal move",
+            SkipReason::BadFen => "bad fen",
+            SkipReason::Variant => "variant",
+            SkipReason::MissingRating => "missing rating",
+            SkipReason::NotSelected => "no selected moves",
+            SkipReason::MalformedPgn => "malformed pgn",
+        }
+    }
+
+    /// Whether the game itself is broken (what `--strict` refuses), rather than filtered out.
+    pub fn is_error(self) -> bool {
+        matches!(
+            self,
+            SkipReason::IllegalMove
+                | SkipReason::BadFen
+                | SkipReason::Variant
+                | SkipReason::MalformedPgn
+        )
+    }
+}
+
+/// The tags of a game that Precedent keeps.
+#[derive(Clone, Debug, Default)]
+pub struct Tags {
+    pub white: String,
+    pub black: String,
+    pub white_elo: Option<u16>,
+    pub black_elo: Option<u16>,
+    pub date: String,
+    pub event: String,
+    pub site: String,
+    pub round: String,
+    pub utc_time: String,
+    pub result: String,
+    pub fen: Option<String>,
+    pub variant: Option<String>,
+}
+
+impl Tags {
+    fn clear(&mut self) {
+        for s in [
+            &mut self.white,
+            &mut self.black,
+            &mut self.date,
+            &mut self.event,
+            &mut self.site,
+            &mut self.round,
+            &mut self.utc_time,
+            &mut self.result,
+        ] {
+            s.clear();
+        }
+        self.white_elo = None;
+        self.black_elo = None;
+        self.fen = None;
+        self.variant = None;
+    }
+
+    /// The game's result.
+    pub fn game_result(&self) -> GameResult {
+        GameResult::from_tag(&self.result)
+    }
+
+    /// Rating of `side`.
+    pub fn elo(&self, side: Color) -> Option<u16> {
+        match side {
+            Color::White => self.white_elo,
+            Color::Black => self.black_elo,
+        }
+    }
+}
+
+/// A selected position of a game: the board before the move, and the move.
+#[derive(Clone, Debug)]
+pub struct Mover {
+    /// The position before the move.
+    pub pos: Chess,
+    /// The move played.
+    pub mv: Move,
+    /// Index of the move in the game's movetext (0 = first move).
+    pub ply: u32,
+}
+
+/// The current game, as far as the visitor has read it.
+#[derive(Clone, Debug, Default)]
+pub struct ParsedGame {
+    /// Number of the game in its input, from 1.
+    pub number: u64,
+    /// Its tags.
+    pub tags: Tags,
+    /// The selected positions and moves.
+    pub selected: Vec<Mover>,
+    /// Plies played.
+    pub plies: u32,
+    /// Identity of the game: a hash of its tags and all its moves.
+    pub key: u64,
+    /// For a skipped game, what went wrong (e.g. the illegal move).
+    pub detail: String,
+}
+
+/// Streams games: give it to `pgn_reader::Reader::read_game` and read [`GameVisitor::game`].
+pub struct GameVisitor {
+    selection: Selection,
+    game: ParsedGame,
+    pos: Chess,
+    selected_side: [bool; 2],
+    missing_rating: bool,
+    hasher: Xxh3,
+    error: Option<SkipReason>,
+}
+
+impl GameVisitor {
+    /// A visitor keeping the moves `selection` picks.
+    pub fn new(selection: Selection) -> GameVisitor {
+        GameVisitor {
+            selection,
+            game: ParsedGame::default(),
+            pos: Chess::default(),
+            selected_side: [false; 2],
+            missing_rating: false,
+            hasher: Xxh3::new(),
+            error: None,
+        }
+    }
+
+    /// The game last read.
+    pub fn game(&self) -> &ParsedGame {
+        &self.game
+    }
+
+    fn fail(&mut self, reason: SkipReason, detail: String) {
+        if self.error.is_none() {
+            self.error = Some(reason);
+            self.game.detail = detail;
+        }
+    }
+
+    fn start_position(&mut self) -> Result<Chess, SkipReason> {
+        if let Some(variant) = &self.game.tags.variant {
+            let v = variant.to_ascii_lowercase();
+            if !matches!(
+                v.as_str(),
+                "" | "standard" | "chess960" | "from position" | "fromposition"
+            ) {
+                self.game.detail = format!("variant {variant}");
+                return Err(SkipReason::Variant);
+            }
+        }
+        let Some(fen) = &self.game.tags.fen else {
+            return Ok(Chess::default());
+        };
+        let detail = |e: &dyn std::fmt::Display| format!("FEN tag {fen:?}: {e}");
+        let position = match Fen::from_ascii(fen.as_bytes()) {
+            Err(e) => Err(detail(&e)),
+            Ok(parsed) => match parsed
+                .clone()
+                .into_position::<Chess>(CastlingMode::Standard)
+            {
+                Ok(pos) => Ok(pos),
+                Err(_) => parsed
+                    .into_position(CastlingMode::Chess960)
+                    .map_err(|e| detail(&e)),
+            },
+        };
+        position.map_err(|d| {
+            self.game.detail = d;
+            SkipReason::BadFen
+        })
+    }
+}
+
+fn parse_elo(value: &[u8]) -> Option<u16> {
+    std::str::from_utf8(value)
+        .ok()?
+        .trim()
+        .parse::<u16>()
+        .ok()
+        .filter(|&e| e > 0)
+}
+
+impl Visitor for GameVisitor {
+    type Tags = ();
+    type Movetext = ();
+    type Output = Result<(), SkipReason>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        self.game.number += 1;
+        self.game.tags.clear();
+        self.game.selected.clear();
+        self.game.detail.clear();
+        self.game.plies = 0;
+        self.error = None;
+        ControlFlow::Continue(())
+    }
+
+    fn tag(&mut self, _: &mut (), name: &[u8], value: RawTag<'_>) -> ControlFlow<Self::Output> {
+        let tags = &mut self.game.tags;
+        let text = |s: &mut String| {
+            s.clear();
+            s.push_str(&value.decode_utf8_lossy());
+        };
+        match name {
+            b"White" => text(&mut tags.white),
+            b"Black" => text(&mut tags.black),
+            b"WhiteElo" => tags.white_elo = parse_elo(value.as_bytes()),
+            b"BlackElo" => tags.black_elo = parse_elo(value.as_bytes()),
+            b"Date" => text(&mut tags.date),
+            b"Event" => text(&mut tags.event),
+            b"Site" => text(&mut tags.site),
+            b"Round" => text(&mut tags.round),
+            b"UTCTime" => text(&mut tags.utc_time),
+            b"Result" => text(&mut tags.result),
+            b"FEN" => tags.fen = Some(value.decode_utf8_lossy().into_owned()),
+            b"Variant" => tags.variant = Some(value.decode_utf8_lossy().into_owned()),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, _: ()) -> ControlFlow<Self::Output, Self::Movetext> {
+        let tags = &self.game.tags;
+        self.hasher.reset();
+        for s in [
+            &tags.white,
+            &tags.black,
+            &tags.date,
+            &tags.event,
+            &tags.site,
+            &tags.round,
+            &tags.utc_time,
+        ] {
+            self.hasher.update(s.as_bytes());
+            self.hasher.update(&[0]);
+        }
+        if let Some(fen) = &tags.fen {
+            self.hasher.update(fen.as_bytes());
+        }
+        let (w, w_missing) = self.selection.side_selected(tags, Color::White);
+        let (b, b_missing) = self.selection.side_selected(tags, Color::Black);
+        self.selected_side = [w, b];
+        self.missing_rating = w_missing || b_missing;
+        match self.start_position() {
+            Ok(pos) => {
+                self.pos = pos;
+                ControlFlow::Continue(())
+            }
+            Err(reason) => {
+                self.error = Some(reason);
+                // Skip the movetext: there is nothing to replay it on.
+                ControlFlow::Break(Err(reason))
+            }
+        }
+    }
+
+    fn san(&mut self, _: &mut (), san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        if self.error.is_some() {
+            return ControlFlow::Continue(());
+        }
+        let m = match san_plus.san.to_move(&self.pos) {
+            Ok(m) => m,
+            Err(e) => {
+                let ply = self.game.plies;
+                let number = ply / 2 + 1;
+                let dots = if self.pos.turn() == Color::White {
+                    "."
+                } else {
+                    "..."
+                };
+                self.fail(
+                    SkipReason::IllegalMove,
+                    format!("{number}{dots} {san_plus}: {e}"),
+                );
+                return ControlFlow::Continue(());
+            }
+        };
+        let turn = self.pos.turn();
+        if let Some(cm) = CaseMove::from_move(m, turn) {
+            self.hasher.update(&cm.0.to_le_bytes());
+        }
+        if self.game.plies >= self.selection.skip_plies
+            && self.selected_side[usize::from(turn == Color::Black)]
+        {
+            self.game.selected.push(Mover {
+                pos: self.pos.clone(),
+                mv: m,
+                ply: self.game.plies,
+            });
+        }
+        self.pos.play_unchecked(m);
+        self.game.plies += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn begin_variation(&mut self, _: &mut ()) -> ControlFlow<Self::Output, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+
+    fn end_game(&mut self, _: ()) -> Self::Output {
+        self.game.key = self.hasher.digest();
+        if let Some(reason) = self.error {
+            self.game.selected.clear();
+            return Err(reason);
+        }
+        if self.game.selected.is_empty() {
+            return Err(if self.missing_rating {
+                SkipReason::MissingRating
+            } else {
+                SkipReason::NotSelected
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,101 @@
+//! Summaries of a case base for `precedent info`.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::casebase::{BuildInfo, CaseBase};
+
+/// Cases of one player.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlayerCount {
+    pub name: String,
+    pub cases: u64,
+}
+
+/// Cases whose mover was rated in `[from, from + 199]`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Band {
+    pub band: String,
+    pub from: u16,
+    pub cases: u64,
+}
+
+/// What `precedent info` shows.
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseBaseSummary {
+    pub name: String,
+    pub format_version: u32,
+    pub cases: u64,
+    pub white_cases: u64,
+    pub black_cases: u64,
+    pub games: u64,
+    pub unrated_cases: u64,
+    pub top_players: Vec<PlayerCount>,
+    pub rating_histogram: Vec<Band>,
+    pub build: BuildInfo,
+}
+
+/// Summarises a case base: per-player and per-rating-band counts of its cases.
+pub fn summarise(cb: &CaseBase, top: usize) -> CaseBaseSummary {
+    // Count cases per (game, side) first, then resolve names once per game.
+    let mut per_game = vec![[0u64; 2]; cb.game_count()];
+    let mut bands: HashMap<u16, u64> = HashMap::new();
+    let mut unrated = 0;
+    let records = cb.game_records();
+    for (i, meta) in cb.metas().iter().enumerate() {
+        let side = usize::from(cb.mover(i) == shakmaty::Color::Black);
+        if let Some(slot) = per_game.get_mut(meta.game as usize) {
+            slot[side] += 1;
+        }
+        let elo = records
+            .get(meta.game as usize)
+            .map_or(0, |r| if side == 0 { r.white_elo } else { r.black_elo });
+        if elo == 0 {
+            unrated += 1;
+        } else {
+            *bands.entry(elo / 200 * 200).or_default() += 1;
+        }
+    }
+    let mut players: HashMap<String, u64> = HashMap::new();
+    for (g, counts) in per_game.iter().enumerate() {
+        if counts == &[0, 0] {
+            continue;
+        }
+        if let Some(info) = cb.game(g as u32) {
+            for (name, n) in [(info.white, counts[0]), (info.black, counts[1])] {
+                if n > 0 {
+                    *players.entry(name).or_default() += n;
+                }
+            }
+        }
+    }
+    let mut top_players: Vec<PlayerCount> = players
+        .into_iter()
+        .map(|(name, cases)| PlayerCount { name, cases })
+        .collect();
+    top_players.sort_by(|a, b| b.cases.cmp(&a.cases).then_with(|| a.name.cmp(&b.name)));
+    top_players.truncate(top);
+    let mut rating_histogram: Vec<Band> = bands
+        .into_iter()
+        .map(|(from, cases)| Band {
+            band: format!("{}-{}", from, from + 199),
+            from,
+            cases,
+        })
+        .collect();
+    rating_histogram.sort_by_key(|b| b.from);
+    let white_cases = cb.segment(shakmaty::Color::White).len() as u64;
+    CaseBaseSummary {
+        name: cb.name().to_string(),
+        format_version: cb.format_version(),
+        cases: cb.len() as u64,
+        white_cases,
+        black_cases: cb.len() as u64 - white_cases,
+        games: cb.game_count() as u64,
+        unrated_cases: unrated,
+        top_players,
+        rating_histogram,
+        build: cb.info().clone(),
+    }
+}

@@ -1,0 +1,234 @@
+//! `precedent build` and `precedent info`, driven as a user would, on a fixture whose case
+//! counts were made by hand (see the comments in `tests/fixtures/small.pgn`'s test table below).
+
+mod common;
+
+use common::{fixture, run, run_json, stderr};
+
+/// Builds the fixture with `filters` and returns the JSON summary.
+fn build(filters: &[&str]) -> serde_json::Value {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("fx.cb");
+    let input = fixture("small.pgn");
+    let mut args = vec![
+        "build",
+        input.to_str().expect("utf-8 path"),
+        "-o",
+        out.to_str().expect("utf-8 path"),
+        "--json",
+    ];
+    args.extend_from_slice(filters);
+    let summary = run_json(&args);
+    let info = run_json(&["info", out.to_str().expect("utf-8 path"), "--json"]);
+    assert_eq!(info["cases"], summary["cases"], "info and build disagree");
+    summary
+}
+
+// Fixture games (plies White/Black): 1 Alice 1500 – Bob 1700 (3/3); 2 bob 1650 – Carol 2100
+// (6/5); 3 Dave (unrated) – Alice 1520 (2/2); 4 illegal move; 5 atomic; 6 FEN without kings;
+// 7 Alice 1500 – Gina 1400 from a FEN (3/3).
+#[test]
+fn case_counts_under_each_filter_match_the_hand_count() {
+    let table: &[(&[&str], u64)] = &[
+        (&[], 27),
+        (&["--player", "alice"], 8),
+        (&["--player", "BOB"], 9),
+        (&["--player", "Alice", "--player", "bob"], 17),
+        (&["--side", "white"], 14),
+        (&["--side", "black"], 13),
+        (&["--min-elo", "1600"], 14),
+        (&["--max-elo", "1599"], 11),
+        (&["--min-elo", "1400", "--max-elo", "1799"], 20),
+        (&["--skip-plies", "4"], 11),
+        (&["--max-games", "2"], 17),
+        (&["--player", "alice", "--side", "black"], 2),
+        (
+            &["--min-elo", "1600", "--side", "black", "--skip-plies", "2"],
+            6,
+        ),
+    ];
+    for (filters, cases) in table {
+        assert_eq!(build(filters)["cases"], *cases, "filters {filters:?}");
+    }
+}
+
+#[test]
+fn broken_games_are_skipped_and_counted_by_reason() {
+    let s = build(&[]);
+    assert_eq!(s["games_read"], 7);
+    assert_eq!(s["games_used"], 4);
+    assert_eq!(s["games_skipped"]["illegal move"], 1);
+    assert_eq!(s["games_skipped"]["variant"], 1);
+    assert_eq!(s["games_skipped"]["bad fen"], 1);
+    let s = build(&["--min-elo", "1600"]);
+    assert_eq!(s["games_skipped"]["missing rating"], 1);
+    assert_eq!(s["games_skipped"]["no selected moves"], 1);
+    assert!(s["seconds"].as_f64().is_some());
+}
+
+#[test]
+fn strict_build_names_the_file_and_game_of_the_first_broken_game() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("fx.cb");
+    let input = fixture("small.pgn");
+    let o = run(&[
+        "build",
+        input.to_str().expect("path"),
+        "-o",
+        out.to_str().expect("path"),
+        "--strict",
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("small.pgn: game 4: illegal move: 2. Ke3"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!out.exists(), "a failed build left its output");
+}
+
+#[test]
+fn reads_zstd_and_stdin_and_several_inputs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn = std::fs::read(fixture("small.pgn")).expect("fixture");
+    let zst = dir.path().join("small.pgn.zst");
+    std::fs::write(&zst, zstd::encode_all(&pgn[..], 3).expect("compress")).expect("write");
+    let out = dir.path().join("o.cb");
+    let (zst, out) = (zst.to_str().expect("path"), out.to_str().expect("path"));
+    assert_eq!(run_json(&["build", zst, "-o", out, "--json"])["cases"], 27);
+    let input = fixture("small.pgn");
+    assert_eq!(
+        run_json(&[
+            "build",
+            zst,
+            input.to_str().expect("path"),
+            "-o",
+            out,
+            "--json"
+        ])["cases"],
+        54
+    );
+    let mut child = std::process::Command::new(common::bin())
+        .args(["build", "-", "-o", out, "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &pgn).expect("feed stdin");
+    let o = child.wait_with_output().expect("wait");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["cases"], 27);
+}
+
+#[test]
+fn truncated_zstd_input_is_one_error_line_and_no_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn = std::fs::read(fixture("small.pgn"))
+        .expect("fixture")
+        .repeat(50);
+    let packed = zstd::encode_all(&pgn[..], 3).expect("compress");
+    let zst = dir.path().join("cut.pgn.zst");
+    std::fs::write(&zst, &packed[..packed.len() / 2]).expect("write");
+    let out = dir.path().join("o.cb");
+    let o = run(&[
+        "build",
+        zst.to_str().expect("path"),
+        "-o",
+        out.to_str().expect("path"),
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("cut.pgn.zst") && err.contains("read error"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn missing_input_and_unwritable_output_are_clear_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("o.cb");
+    let o = run(&[
+        "build",
+        "/nonexistent/games.pgn",
+        "-o",
+        out.to_str().expect("path"),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("/nonexistent/games.pgn: cannot open"),
+        "{}",
+        stderr(&o)
+    );
+    let input = fixture("small.pgn");
+    let o = run(&[
+        "build",
+        input.to_str().expect("path"),
+        "-o",
+        "/nonexistent-dir/o.cb",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("/nonexistent-dir/o.cb: cannot write"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn info_reports_players_and_rating_bands() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("fx.cb");
+    let input = fixture("small.pgn");
+    run_json(&[
+        "build",
+        input.to_str().expect("path"),
+        "-o",
+        out.to_str().expect("path"),
+        "--json",
+    ]);
+    let info = run_json(&["info", out.to_str().expect("path"), "--json"]);
+    assert_eq!(info["format_version"], 1);
+    assert_eq!(info["games"], 4);
+    // Alice moves in games 1 (3), 3 (2) and 7 (3).
+    assert_eq!(info["top_players"][0]["name"], "Alice");
+    assert_eq!(info["top_players"][0]["cases"], 8);
+    let bands: Vec<(String, u64)> = info["rating_histogram"]
+        .as_array()
+        .expect("histogram")
+        .iter()
+        .map(|b| {
+            (
+                b["band"].as_str().expect("band").to_string(),
+                b["cases"].as_u64().expect("count"),
+            )
+        })
+        .collect();
+    // 1400: Gina 3, Alice 3+2+3 (1500, 1520); 1600: bob 6, Bob 3; 2000: Carol 5; Dave unrated 2.
+    assert_eq!(
+        bands,
+        vec![
+            ("1400-1599".into(), 11),
+            ("1600-1799".into(), 9),
+            ("2000-2199".into(), 5)
+        ]
+    );
+    assert_eq!(info["unrated_cases"], 2);
+    let text = run(&["info", out.to_str().expect("path")]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("format version 1"));
+}
+
+#[test]
+fn info_rejects_damaged_files_with_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.cb");
+    std::fs::write(&bad, b"PRECEDNT and then nothing useful").expect("write");
+    let o = run(&["info", bad.to_str().expect("path")]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("bad.cb") && err.contains("truncated"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1);
+}
