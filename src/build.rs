@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pgn_reader::Reader;
-use shakmaty::{CastlingSide, Color, EnPassantMode, Position};
+use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, Position};
 
 use crate::board::Planes;
 use crate::casebase::{
@@ -96,25 +96,7 @@ pub fn case_of(mover: &Mover, game: u32) -> Option<(Color, Planes, CaseMeta)> {
         board = board.mirrored();
         mv = mv.mirrored();
     }
-    let castles = mover.pos.castles();
-    let mut rights = 0u8;
-    for (bit, (color, side)) in [
-        (turn, CastlingSide::KingSide),
-        (turn, CastlingSide::QueenSide),
-        (!turn, CastlingSide::KingSide),
-        (!turn, CastlingSide::QueenSide),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        if castles.has(color, side) {
-            rights |= 1 << bit;
-        }
-    }
-    let ep = mover
-        .pos
-        .ep_square(EnPassantMode::Legal)
-        .map_or(NO_EP, |sq| sq.file() as u8);
+    let (rights, ep) = position_key(&mover.pos);
     let ply = u16::try_from(mover.ply).unwrap_or(u16::MAX);
     Some((
         turn,
@@ -128,6 +110,30 @@ pub fn case_of(mover: &Mover, game: u32) -> Option<(Color, Planes, CaseMeta)> {
             pad: [0; 2],
         },
     ))
+}
+
+/// Castling rights (bits: own short, own long, their short, their long) and en-passant file
+/// (or [`NO_EP`]) of a position, in the mover's point of view: what, with the board, makes two
+/// positions the same for an exact match.
+pub fn position_key(pos: &Chess) -> (u8, u8) {
+    let turn = pos.turn();
+    let castles = pos.castles();
+    let mut rights = 0u8;
+    let sides = [
+        (turn, CastlingSide::KingSide),
+        (turn, CastlingSide::QueenSide),
+        (!turn, CastlingSide::KingSide),
+        (!turn, CastlingSide::QueenSide),
+    ];
+    for (bit, (color, side)) in sides.into_iter().enumerate() {
+        if castles.has(color, side) {
+            rights |= 1 << bit;
+        }
+    }
+    let ep = pos
+        .ep_square(EnPassantMode::Legal)
+        .map_or(NO_EP, |sq| sq.file() as u8);
+    (rights, ep)
 }
 
 fn write_game(writer: &mut CaseBaseWriter, game: &ParsedGame) -> Result<(), CaseBaseError> {

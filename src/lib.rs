@@ -5,8 +5,13 @@
 //! cases most similar to the position on the board, [`adapt`] turns their moves into legal moves
 //! here and lets them vote, and [`reasoner`] ties the two into a [`reasoner::Decision`].
 
+pub mod adapt;
+pub mod bench;
 pub mod board;
 pub mod build;
 pub mod casebase;
 pub mod pgn;
+pub mod position;
+pub mod reasoner;
+pub mod retrieve;
 pub mod stats;

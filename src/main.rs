@@ -21,6 +21,10 @@ enum Command {
     Build(cmd::build::Args),
     /// Describe a case base: counts, players, ratings, build options.
     Info(cmd::info::Args),
+    /// Decide one move and explain it.
+    Go(cmd::go::Args),
+    /// Measure the retrieval scan in cases per second.
+    Bench(cmd::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +32,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Build(args)) => cmd::build::run(args),
         Some(Command::Info(args)) => cmd::info::run(args),
+        Some(Command::Go(args)) => cmd::go::run(args),
+        Some(Command::Bench(args)) => cmd::bench::run(args),
         None => Ok(()),
     };
     match result {

@@ -358,5 +358,15 @@ impl CaseBase {
     }
 }
 
+/// The default case base, compiled into the binary (see `casebases/README.md`).
+static EMBEDDED: &[u8] = include_bytes!("../../casebases/default.cb.zst");
+
+impl CaseBase {
+    /// Loads the embedded default case base (decompressing it, about 45 MB).
+    pub fn embedded() -> Result<CaseBase, CaseBaseError> {
+        CaseBase::from_bytes("<embedded>", EMBEDDED)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,7 @@
 //! One module per subcommand: each parses nothing itself (clap did) and calls the library.
 
+pub mod bench;
 pub mod build;
+pub mod go;
 pub mod info;
+pub mod reasoner_args;

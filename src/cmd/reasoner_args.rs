@@ -1,0 +1,58 @@
+//! Reasoner options shared by `go`, `eval`, `uci` and `match`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use precedent::adapt::Weights;
+use precedent::casebase::CaseBase;
+use precedent::reasoner::ReasonerConfig;
+use precedent::retrieve::Mode;
+
+/// The case base and how to reason with it.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReasonerArgs {
+    /// Case-base file (default: the embedded one).
+    #[arg(long, value_name = "FILE")]
+    pub casebase: Option<PathBuf>,
+    /// Number of nearest cases that vote (1 = the thesis).
+    #[arg(long, default_value_t = ReasonerConfig::default().k)]
+    pub k: usize,
+    /// Vote exponent: a case votes with weight similarity^P.
+    #[arg(long, default_value_t = ReasonerConfig::default().p)]
+    pub p: f64,
+    /// normalised (mover's point of view) or thesis (boards as they stand).
+    #[arg(long, default_value_t = Mode::Normalised)]
+    pub mode: Mode,
+    /// Adaptation weights w1,w2,w3,w4,w5,w6.
+    #[arg(long, default_value_t = Weights::default())]
+    pub weights: Weights,
+    /// Seed for tie-breaking (default: a fresh random seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+impl ReasonerArgs {
+    /// The reasoner configuration.
+    pub fn config(&self) -> Result<ReasonerConfig> {
+        anyhow::ensure!(self.k >= 1, "--k must be at least 1");
+        anyhow::ensure!(
+            self.p.is_finite() && self.p >= 0.0,
+            "--p must be a finite number ≥ 0"
+        );
+        Ok(ReasonerConfig {
+            k: self.k,
+            p: self.p,
+            mode: self.mode,
+            weights: self.weights,
+            seed: self.seed,
+        })
+    }
+
+    /// Loads the case base.
+    pub fn casebase(&self) -> Result<CaseBase> {
+        match &self.casebase {
+            Some(path) => Ok(CaseBase::open(path)?),
+            None => CaseBase::embedded().context("the embedded case base"),
+        }
+    }
+}

@@ -1,0 +1,238 @@
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use shakmaty::{Board, Color, Piece, Role, Square};
+
+use super::*;
+
+/// A random board with about `pieces` pieces.
+pub(crate) fn random_planes(rng: &mut StdRng, pieces: usize) -> Planes {
+    let mut board = Board::empty();
+    for _ in 0..pieces {
+        let sq = Square::new(rng.random_range(0..64));
+        let role = Role::ALL[rng.random_range(0..6)];
+        board.set_piece_at(
+            sq,
+            Piece {
+                color: Color::from_white(rng.random_bool(0.5)),
+                role,
+            },
+        );
+    }
+    Planes::from_board(&board)
+}
+
+fn limits(k: usize, seed: u64) -> ScanLimits<'static> {
+    ScanLimits {
+        k,
+        seed,
+        deadline: None,
+        stop: None,
+    }
+}
+
+fn naive_top(boards: &[Planes], query: &Planes, k: usize, seed: u64) -> Vec<(usize, u32)> {
+    let mut all: Vec<(usize, u32)> = boards
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            (
+                i,
+                crate::board::similarity_naive(&query.to_board(), &b.to_board()),
+            )
+        })
+        .collect();
+    all.sort_by_key(|&(i, s)| (std::cmp::Reverse(s), tie_key(seed, i)));
+    all.truncate(k);
+    all
+}
+
+#[test]
+fn top_k_equals_a_sorted_naive_scan() {
+    let mut rng = StdRng::seed_from_u64(1);
+    // Few pieces on few squares: many equal scores, so ties at the cut are exercised.
+    let boards: Vec<Planes> = (0..40_000).map(|_| random_planes(&mut rng, 6)).collect();
+    for trial in 0..5 {
+        let query = random_planes(&mut rng, 6);
+        for k in [1, 7, 32] {
+            let seg = [Segment {
+                boards: &boards,
+                offset: 0,
+                query,
+            }];
+            let got = scan(&seg, &limits(k, trial));
+            let got: Vec<(usize, u32)> = got.hits.iter().map(|h| (h.index, h.score)).collect();
+            assert_eq!(
+                got,
+                naive_top(&boards, &query, k, trial),
+                "k={k} trial={trial}"
+            );
+        }
+    }
+}
+
+#[test]
+fn counts_ties_at_the_top_score() {
+    let mut rng = StdRng::seed_from_u64(2);
+    let mut boards: Vec<Planes> = (0..50_000).map(|_| random_planes(&mut rng, 20)).collect();
+    let query = Planes::from_board(&Board::new());
+    for i in [5, 17_000, 49_999] {
+        boards[i] = query;
+    }
+    let r = scan(
+        &[Segment {
+            boards: &boards,
+            offset: 0,
+            query,
+        }],
+        &limits(2, 9),
+    );
+    assert_eq!(
+        (r.top_score, r.ties_at_top, r.scanned, r.total),
+        (256, 3, 50_000, 50_000)
+    );
+    assert!(r.complete());
+}
+
+#[test]
+fn ties_are_broken_uniformly_at_random_and_reproducibly() {
+    let query = Planes::from_board(&Board::new());
+    let boards = vec![query; 10];
+    let seg = [Segment {
+        boards: &boards,
+        offset: 100,
+        query,
+    }];
+    let mut counts = [0u32; 10];
+    let runs = 5000;
+    for seed in 0..runs {
+        let r = scan(&seg, &limits(1, seed));
+        counts[r.hits[0].index - 100] += 1;
+        assert_eq!(
+            scan(&seg, &limits(1, seed)).hits,
+            r.hits,
+            "same seed, same choice"
+        );
+    }
+    // Chi-square with 9 degrees of freedom; 27.88 is the 0.1 % critical value.
+    let expected = f64::from(runs as u32) / 10.0;
+    let chi2: f64 = counts
+        .iter()
+        .map(|&c| (f64::from(c) - expected).powi(2) / expected)
+        .sum();
+    assert!(chi2 < 27.88, "counts {counts:?}, chi2 {chi2}");
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let mut rng = StdRng::seed_from_u64(3);
+    let boards: Vec<Planes> = (0..100_000).map(|_| random_planes(&mut rng, 8)).collect();
+    let query = random_planes(&mut rng, 8);
+    let seg = [Segment {
+        boards: &boards,
+        offset: 0,
+        query,
+    }];
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("pool");
+    let a = one.install(|| scan(&seg, &limits(32, 4)));
+    let b = two.install(|| scan(&seg, &limits(32, 4)));
+    assert_eq!(a.hits, b.hits);
+    assert_eq!(a.ties_at_top, b.ties_at_top);
+}
+
+#[test]
+fn anytime_scan_stops_at_its_deadline_with_the_best_so_far() {
+    let mut rng = StdRng::seed_from_u64(5);
+    let one: Vec<Planes> = (0..1000).map(|_| random_planes(&mut rng, 16)).collect();
+    let boards: Vec<Planes> = one.iter().cycle().take(4_000_000).copied().collect();
+    let query = random_planes(&mut rng, 16);
+    let seg = [Segment {
+        boards: &boards,
+        offset: 0,
+        query,
+    }];
+    let past = ScanLimits {
+        deadline: Some(Instant::now()),
+        ..limits(4, 1)
+    };
+    let r = scan(&seg, &past);
+    assert!(
+        r.scanned >= BLOCK as u64 && r.scanned < r.total,
+        "scanned {}",
+        r.scanned
+    );
+    assert_eq!(r.hits.len(), 4);
+    // Every returned hit is as good as the best of the scanned part.
+    let best = boards[..BLOCK]
+        .iter()
+        .map(|b| similarity(&query, b))
+        .max()
+        .expect("cases");
+    assert_eq!(r.hits[0].score, best);
+
+    let stop = AtomicBool::new(true);
+    let stopped = scan(
+        &seg,
+        &ScanLimits {
+            stop: Some(&stop),
+            ..limits(4, 1)
+        },
+    );
+    assert!(stopped.scanned < stopped.total);
+
+    let soon = ScanLimits {
+        deadline: Some(Instant::now() + Duration::from_millis(2)),
+        ..limits(4, 1)
+    };
+    let started = Instant::now();
+    let r = scan(&seg, &soon);
+    // One block takes tens of microseconds; even a loaded machine stays far below 1 s.
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?} for {} cases",
+        started.elapsed(),
+        r.scanned
+    );
+}
+
+#[test]
+fn thesis_mode_compares_black_mover_cases_as_they_stood() {
+    // A case base is not needed: the segments are what the modes differ in.
+    let start = Planes::from_board(&Board::new());
+    let mut after_e4 = Board::new();
+    after_e4.discard_piece_at(Square::E2);
+    after_e4.set_piece_at(
+        Square::E4,
+        Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        },
+    );
+    let q = Planes::from_board(&after_e4);
+    // Stored (mirrored) board of a Black-to-move case whose real board was `after_e4`.
+    let stored = q.mirrored();
+    let boards = [start, stored];
+    let thesis = [
+        Segment {
+            boards: &boards[..1],
+            offset: 0,
+            query: q,
+        },
+        Segment {
+            boards: &boards[1..],
+            offset: 1,
+            query: q.mirrored(),
+        },
+    ];
+    let r = scan(&thesis, &limits(1, 0));
+    assert_eq!((r.hits[0].index, r.hits[0].score), (1, 256));
+}
