@@ -15,3 +15,5 @@ pub mod position;
 pub mod reasoner;
 pub mod retrieve;
 pub mod stats;
+pub mod timeman;
+pub mod uci;

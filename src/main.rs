@@ -21,6 +21,8 @@ enum Command {
     Build(cmd::build::Args),
     /// Describe a case base: counts, players, ratings, build options.
     Info(cmd::info::Args),
+    /// Speak UCI on stdin/stdout (what a GUI runs).
+    Uci(cmd::uci::Args),
     /// Decide one move and explain it.
     Go(cmd::go::Args),
     /// Measure the retrieval scan in cases per second.
@@ -33,8 +35,9 @@ fn main() -> ExitCode {
         Some(Command::Build(args)) => cmd::build::run(args),
         Some(Command::Info(args)) => cmd::info::run(args),
         Some(Command::Go(args)) => cmd::go::run(args),
+        Some(Command::Uci(args)) => cmd::uci::run(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
-        None => Ok(()),
+        None => cmd::uci::run(cmd::uci::Args::default()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -49,6 +49,8 @@ pub struct DecideLimits<'a> {
     pub deadline: Option<Instant>,
     /// Stop scanning when this is set.
     pub stop: Option<&'a AtomicBool>,
+    /// Consider only these moves (UCI `searchmoves`); ignored when none of them is legal.
+    pub moves: Option<&'a [Move]>,
 }
 
 /// A case that took part in a decision, in the current position's orientation.
@@ -171,7 +173,7 @@ pub fn decide(
     castling: CastlingMode,
 ) -> Result<Decision, DecideError> {
     let started = Instant::now();
-    let legal = pos.legal_moves();
+    let mut legal = pos.legal_moves();
     if legal.is_empty() {
         return Err(if pos.is_check() {
             DecideError::Checkmate
@@ -179,6 +181,12 @@ pub fn decide(
             DecideError::Stalemate
         });
     }
+    if let Some(allowed) = limits.moves
+        && legal.iter().any(|m| allowed.contains(m))
+    {
+        legal.retain(|m| allowed.contains(m));
+    }
+
     let turn = pos.turn();
     let board = Planes::from_board(pos.board());
     let seed = cfg.seed.unwrap_or_else(rand::random);

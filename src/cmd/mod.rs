@@ -5,3 +5,4 @@ pub mod build;
 pub mod go;
 pub mod info;
 pub mod reasoner_args;
+pub mod uci;

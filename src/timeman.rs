@@ -1,0 +1,137 @@
+//! Time management: how long one move may take, from the clock the GUI reports.
+//!
+//! Designed for both ends of the range: FIDE classical (90 min for 40 moves, then 30 min, +30 s
+//! a move from move 1, so `movestogo` counts down to 40 and then disappears) and bullet (1+0,
+//! sudden death). The rule: an even share of the remaining time over the moves still to play
+//! (`movestogo`, or 25 in sudden death), plus most of the increment; never more than a fixed
+//! fraction of what is left; minus the GUI's `Move Overhead`.
+
+use std::time::Duration;
+
+/// What a `go` command says about time, for the side to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clock {
+    /// Time left on the mover's clock.
+    pub remaining: Option<Duration>,
+    /// The mover's increment per move.
+    pub increment: Duration,
+    /// Moves until the next time control (absent = sudden death).
+    pub moves_to_go: Option<u32>,
+    /// Exact time for this move.
+    pub move_time: Option<Duration>,
+    /// Think until told to stop (`infinite` or `ponder`).
+    pub infinite: bool,
+}
+
+/// Moves assumed left in a sudden-death game.
+pub const SUDDEN_DEATH_MOVES: u32 = 25;
+/// Largest share of the remaining clock one move may use.
+pub const MAX_FRACTION: f64 = 0.4;
+
+/// The time this move may take, or `None` for no limit (infinite analysis, or no clock given).
+/// `overhead` is what the GUI and the pipes lose per move; it is taken off every budget.
+pub fn budget(clock: &Clock, overhead: Duration) -> Option<Duration> {
+    if clock.infinite {
+        return None;
+    }
+    if let Some(mt) = clock.move_time {
+        return Some(mt.saturating_sub(overhead));
+    }
+    let remaining = clock.remaining?;
+    let moves = clock.moves_to_go.unwrap_or(SUDDEN_DEATH_MOVES).max(1);
+    let share = remaining / moves + clock.increment.mul_f64(0.75);
+    // With one move to the control the whole clock would be the share: keep a reserve.
+    let cap = remaining.mul_f64(MAX_FRACTION);
+    let hard = remaining.saturating_sub(overhead);
+    Some(share.min(cap).saturating_sub(overhead).min(hard))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    fn clock(remaining: u64, inc: u64, mtg: Option<u32>) -> Clock {
+        Clock {
+            remaining: Some(ms(remaining)),
+            increment: ms(inc),
+            moves_to_go: mtg,
+            ..Clock::default()
+        }
+    }
+
+    #[test]
+    fn infinite_and_clockless_searches_have_no_limit() {
+        assert_eq!(
+            budget(
+                &Clock {
+                    infinite: true,
+                    ..clock(1000, 0, None)
+                },
+                ms(30)
+            ),
+            None
+        );
+        assert_eq!(budget(&Clock::default(), ms(30)), None);
+    }
+
+    #[test]
+    fn movetime_is_used_minus_overhead() {
+        let c = Clock {
+            move_time: Some(ms(1000)),
+            ..Clock::default()
+        };
+        assert_eq!(budget(&c, ms(30)), Some(ms(970)));
+        let tiny = Clock {
+            move_time: Some(ms(10)),
+            ..Clock::default()
+        };
+        assert_eq!(budget(&tiny, ms(30)), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn bullet_one_minute_sudden_death() {
+        // 1+0 at the start: 60 s / 25 = 2.4 s, minus 30 ms overhead.
+        assert_eq!(budget(&clock(60_000, 0, None), ms(30)), Some(ms(2370)));
+        // Nearly flagged: 100 ms left → 4 ms share, eaten by the overhead: answer at once.
+        assert_eq!(budget(&clock(100, 0, None), ms(30)), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn never_spends_more_than_is_left() {
+        for remaining in [1, 10, 50, 100, 500, 1000, 5000, 60_000, 5_400_000] {
+            for inc in [0, 10, 100, 1000, 30_000] {
+                for mtg in [None, Some(1), Some(2), Some(40)] {
+                    let b = budget(&clock(remaining, inc, mtg), ms(30))
+                        .expect("a clock gives a budget");
+                    assert!(
+                        b.as_secs_f64() <= remaining as f64 / 1000.0 * MAX_FRACTION + 1e-9,
+                        "{remaining} {inc} {mtg:?}: {b:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fide_classical_control() {
+        // Move 1: 90 min for 40 moves, +30 s: 5400/40 + 22.5 = 157.5 s, minus overhead.
+        assert_eq!(
+            budget(&clock(5_400_000, 30_000, Some(40)), ms(50)),
+            Some(ms(157_450))
+        );
+        // Move 40, 2 minutes left for the last move before the control: capped at 40 %.
+        assert_eq!(
+            budget(&clock(120_000, 30_000, Some(1)), ms(50)),
+            Some(ms(47_950))
+        );
+        // After move 40: 30 min more, sudden death with increment: 1800/25 + 22.5 = 94.5 s.
+        assert_eq!(
+            budget(&clock(1_800_000, 30_000, None), ms(50)),
+            Some(ms(94_450))
+        );
+    }
+}

@@ -1,0 +1,450 @@
+//! The UCI engine driven over pipes, as a GUI drives it.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// A running engine with a line reader on its stdout.
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+/// Generous: these bound hangs, they do not measure speed.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+impl Engine {
+    fn start(args: &[&str]) -> Engine {
+        let mut child = Command::new(common::bin())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("engine starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("engine reads stdin");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Lines up to and including the first that starts with `prefix`.
+    fn until(&mut self, prefix: &str) -> Vec<String> {
+        let deadline = Instant::now() + PATIENCE;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.starts_with(prefix);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no {prefix:?} within {PATIENCE:?}; got {seen:#?}")
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("engine exited before {prefix:?}; got {seen:#?}")
+                }
+            }
+        }
+    }
+
+    /// Asserts nothing arrives for `wait`.
+    fn silent_for(&mut self, wait: Duration) {
+        if let Ok(line) = self.lines.recv_timeout(wait) {
+            panic!("unexpected output: {line}");
+        }
+    }
+
+    fn handshake(&mut self) -> Vec<String> {
+        self.send("uci");
+        let lines = self.until("uciok");
+        self.send("isready");
+        self.until("readyok");
+        lines
+    }
+
+    /// `go …` to its bestmove; returns (info lines, bestmove move).
+    fn go(&mut self, go: &str) -> (Vec<String>, String) {
+        self.send(go);
+        let mut lines = self.until("bestmove");
+        let best = lines.pop().expect("bestmove line");
+        let mv = best
+            .split_whitespace()
+            .nth(1)
+            .expect("bestmove has a move")
+            .to_string();
+        (lines, mv)
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let deadline = Instant::now() + PATIENCE;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                assert!(status.success(), "exit status {status}");
+                return;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        panic!("engine did not quit");
+    }
+}
+
+fn is_uci_move(m: &str) -> bool {
+    let b = m.as_bytes();
+    (b.len() == 4 || b.len() == 5)
+        && (b'a'..=b'h').contains(&b[0])
+        && (b'1'..=b'8').contains(&b[1])
+        && (b'a'..=b'h').contains(&b[2])
+        && (b'1'..=b'8').contains(&b[3])
+}
+
+/// The scored `info` line before a bestmove, with integer fields.
+fn assert_scored_info(lines: &[String]) {
+    let info = lines
+        .iter()
+        .find(|l| l.starts_with("info") && l.contains(" score "))
+        .expect("an info line with a score");
+    let toks: Vec<&str> = info.split_whitespace().collect();
+    for key in ["depth", "time", "nodes", "nps"] {
+        if let Some(i) = toks.iter().position(|t| *t == key) {
+            assert!(
+                toks[i + 1].parse::<u64>().is_ok(),
+                "{key} not an integer in {info}"
+            );
+        }
+    }
+    let i = toks.iter().position(|t| *t == "score").expect("score");
+    assert!(
+        matches!(toks[i + 1], "cp" | "mate") && toks[i + 2].parse::<i64>().is_ok(),
+        "{info}"
+    );
+}
+
+#[test]
+fn handshake_announces_id_options_and_uciok() {
+    let mut e = Engine::start(&[]);
+    let lines = e.handshake();
+    assert!(lines.iter().any(|l| l.starts_with("id name Precedent")));
+    assert!(lines.iter().any(|l| l.starts_with("id author ")));
+    for opt in [
+        "CaseBase",
+        "Threads",
+        "Hash",
+        "Move Overhead",
+        "MultiPV",
+        "Mode",
+        "K",
+        "P",
+        "W1",
+        "W6",
+        "Seed",
+        "UCI_Chess960",
+        "UCI_AnalyseMode",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {opt} type "))),
+            "option {opt} missing"
+        );
+    }
+    e.quit();
+}
+
+#[test]
+fn every_go_form_gets_exactly_one_legal_bestmove_with_a_scored_info() {
+    let mut e = Engine::start(&["uci"]);
+    e.handshake();
+    e.send("ucinewgame");
+    for (position, go) in [
+        ("position startpos", "go wtime 100"),
+        (
+            "position fen rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "go btime 100",
+        ),
+        (
+            "position startpos moves e2e4 e7e5",
+            "go wtime 60000 winc 1000 btime 60000 binc 1000",
+        ),
+        (
+            "position startpos moves e2e4 e7e5",
+            "go binc 1000 btime 60000 winc 1000 wtime 60000 movestogo 20",
+        ),
+        ("position startpos", "go movetime 50"),
+        ("position startpos", "go depth 3"),
+        ("position startpos", "go nodes 5000"),
+        ("position startpos", "go mate 2"),
+        ("position startpos", "go"),
+        (
+            "position startpos moves",
+            "go searchmoves a2a3 h2h4 wtime 1000 btime 1000",
+        ),
+    ] {
+        e.send(position);
+        e.send("isready");
+        e.until("readyok");
+        let (info, mv) = e.go(go);
+        assert!(is_uci_move(&mv), "{go}: {mv}");
+        assert_scored_info(&info);
+        if go.contains("searchmoves") {
+            assert!(mv == "a2a3" || mv == "h2h4", "searchmoves ignored: {mv}");
+        }
+        // Exactly one bestmove: nothing more arrives.
+        e.silent_for(Duration::from_millis(50));
+    }
+    e.quit();
+}
+
+#[test]
+fn isready_is_answered_during_go_infinite_and_stop_ends_it() {
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send("position startpos moves d2d4");
+    e.send("go infinite");
+    // The decision is printed as analysis, but no bestmove before stop.
+    let info = e.until("info string scanned");
+    assert!(info.iter().all(|l| !l.starts_with("bestmove")));
+    e.send("isready");
+    assert_eq!(
+        e.until("readyok").last().map(String::as_str),
+        Some("readyok")
+    );
+    e.silent_for(Duration::from_millis(200));
+    e.send("stop");
+    let rest = e.until("bestmove");
+    assert!(is_uci_move(
+        rest.last()
+            .expect("bestmove")
+            .split_whitespace()
+            .nth(1)
+            .expect("move")
+    ));
+    e.send("stop"); // stop while idle: ignored
+    e.silent_for(Duration::from_millis(100));
+    e.quit();
+}
+
+#[test]
+fn go_ponder_waits_for_ponderhit() {
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send("setoption name Ponder value true");
+    e.send("position startpos moves e2e4");
+    let (_, mv) = e.go("go wtime 10000 btime 10000");
+    e.send(&format!("position startpos moves e2e4 {mv} g1f3"));
+    e.send("go ponder wtime 10000 btime 10000");
+    e.until("info string scanned");
+    e.silent_for(Duration::from_millis(200));
+    e.send("ponderhit");
+    let lines = e.until("bestmove");
+    let best = lines.last().expect("bestmove");
+    let toks: Vec<&str> = best.split_whitespace().collect();
+    assert!(is_uci_move(toks[1]), "{best}");
+    if toks.len() > 2 {
+        assert_eq!(toks[2], "ponder");
+        assert!(is_uci_move(toks[3]));
+    }
+    // Ponder, then stop (the opponent played something else): one bestmove.
+    e.send("go ponder wtime 10000 btime 10000");
+    e.until("info string scanned");
+    e.send("stop");
+    e.until("bestmove");
+    e.silent_for(Duration::from_millis(100));
+    e.quit();
+}
+
+#[test]
+fn checkmate_and_stalemate_answer_bestmove_0000_with_a_reason() {
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send("position fen rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
+    let (info, mv) = e.go("go wtime 1000 btime 1000");
+    assert_eq!(mv, "0000");
+    assert!(info.iter().any(|l| l.contains("checkmate")));
+    assert_scored_info(&info);
+    e.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    // Under go infinite the protocol holds bestmove until stop, even with no legal move.
+    e.send("go infinite");
+    let info = e.until("info string no legal move: stalemate");
+    e.silent_for(Duration::from_millis(200));
+    e.send("stop");
+    assert_eq!(
+        e.until("bestmove").last().map(String::as_str),
+        Some("bestmove 0000"),
+        "{info:?}"
+    );
+
+    e.quit();
+}
+
+#[test]
+fn bad_input_is_reported_and_the_previous_position_kept() {
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send("position startpos moves e2e4");
+    for bad in [
+        "position fen 4k3/8/8/8/8/8/8/3KK3 w - - 0 1",
+        "position fen not a fen at all",
+        "position fen",
+        "position startpos moves e2e4 e2e4",
+        "position startpos moves e7e5",
+    ] {
+        e.send(bad);
+        let lines = e.until("info string error");
+        assert!(
+            lines
+                .last()
+                .expect("error")
+                .contains("keeping the previous position")
+                || bad == "position fen",
+            "{bad}: {lines:?}"
+        );
+    }
+    for garbage in [
+        "",
+        "   ",
+        "xyzzy",
+        "go wtime banana",
+        "setoption name K value -5",
+        "setoption name Nope value 1",
+        "\u{1b}[2J",
+        "position",
+    ] {
+        e.send(garbage);
+    }
+    e.send("isready");
+    e.until("readyok");
+    // Still the position after 1. e4: Black moves.
+    let (_, mv) = e.go("go movetime 20");
+    assert!(
+        mv.ends_with('5') || mv.ends_with('6'),
+        "a Black move expected, got {mv}"
+    );
+    e.quit();
+}
+
+#[test]
+fn castling_is_accepted_in_both_notations() {
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    for castle in ["e1g1", "e1h1"] {
+        e.send(&format!(
+            "position fen r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1 moves {castle}"
+        ));
+        let (_, mv) = e.go("go movetime 20");
+        assert!(is_uci_move(&mv));
+    }
+    e.quit();
+}
+
+#[test]
+fn quit_ends_the_process_promptly_even_while_searching() {
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send("go infinite");
+    e.until("info string scanned");
+    e.quit();
+    // End of input acts like quit.
+    let e = Engine::start(&[]);
+    drop(e.stdin);
+    let mut child = e.child;
+    let deadline = Instant::now() + PATIENCE;
+    while child.try_wait().expect("status").is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "engine ignored the end of its input"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn setoption_casebase_loads_before_readyok_and_bad_paths_keep_the_old_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = dir.path().join("fx.cb");
+    let fixture = common::fixture("small.pgn");
+    common::run_json(&[
+        "build",
+        fixture.to_str().expect("path"),
+        "-o",
+        cb.to_str().expect("path"),
+        "--json",
+    ]);
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send(&format!("setoption name CaseBase value {}", cb.display()));
+    e.send("isready");
+    e.until("readyok");
+    e.send("position startpos");
+    let (info, _) = e.go("go movetime 100");
+    // The fixture has 27 cases: the scan reports them.
+    assert!(info.iter().any(|l| l.contains(" nodes 27 ")), "{info:?}");
+    e.send("setoption name casebase value /no/such/file.cb");
+    let err = e.until("info string error");
+    assert!(err.last().expect("line").contains("/no/such/file.cb"));
+    e.send("isready");
+    e.until("readyok");
+    let (info, _) = e.go("go movetime 100");
+    assert!(info.iter().any(|l| l.contains(" nodes 27 ")), "{info:?}");
+    e.quit();
+}
+
+#[test]
+fn multipv_prints_ranked_candidates_with_their_own_scores() {
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send("setoption name MultiPV value 3");
+    e.send("position startpos");
+    let (info, _) = e.go("go movetime 100");
+    let pvs: Vec<&String> = info.iter().filter(|l| l.contains(" multipv ")).collect();
+    assert_eq!(pvs.len(), 3, "{info:?}");
+    for (i, l) in pvs.iter().enumerate() {
+        assert!(l.contains(&format!(" multipv {} ", i + 1)), "{l}");
+    }
+    e.quit();
+}
+
+#[test]
+fn chess960_castling_is_king_takes_rook() {
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send("setoption name UCI_Chess960 value true");
+    // Only legal moves for White: king moves and castling (pawns blocked by pieces).
+    e.send("position fen 1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1");
+    e.send("go searchmoves e1g1 movetime 50");
+    let lines = e.until("bestmove");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("bestmove e1g1"),
+        "{lines:?}"
+    );
+    e.quit();
+}
