@@ -65,6 +65,12 @@ pub struct BuildSummary {
     pub output: String,
 }
 
+/// Whether a game (by its key) falls in the held-out `percent` of games.
+pub fn is_held_out(key: u64, percent: u8) -> bool {
+    // The key is a hash already; its low bits are uniform.
+    key % 100 < u64::from(percent)
+}
+
 /// The filters as the PGN visitor wants them.
 pub fn selection(options: &BuildOptions) -> Result<Selection, String> {
     let side = match options.side.as_deref() {
@@ -73,6 +79,9 @@ pub fn selection(options: &BuildOptions) -> Result<Selection, String> {
         Some(s) if s.eq_ignore_ascii_case("black") => Some(Color::Black),
         Some(s) => return Err(format!("--side must be white or black, not {s:?}")),
     };
+    if options.holdout.is_some_and(|h| h >= 100) {
+        return Err("--holdout must be a percentage below 100".into());
+    }
     if let (Some(lo), Some(hi)) = (options.min_elo, options.max_elo)
         && lo > hi
     {
@@ -210,6 +219,10 @@ pub fn build(config: &BuildConfig) -> Result<BuildSummary, BuildError> {
             };
             stats.games_read += 1;
             let game = visitor.game();
+            let outcome = match (outcome, config.options.holdout) {
+                (Ok(()), Some(pct)) if is_held_out(game.key, pct) => Err(SkipReason::HeldOut),
+                (other, _) => other,
+            };
             match outcome {
                 Ok(()) => {
                     write_game(&mut writer, game)?;

@@ -25,6 +25,8 @@ enum Command {
     Uci(cmd::uci::Args),
     /// Decide one move and explain it.
     Go(cmd::go::Args),
+    /// Measure move-matching accuracy on held-out games, or solve an EPD suite.
+    Eval(cmd::eval::Args),
     /// Measure the retrieval scan in cases per second.
     Bench(cmd::bench::Args),
 }
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         Some(Command::Info(args)) => cmd::info::run(args),
         Some(Command::Go(args)) => cmd::go::run(args),
         Some(Command::Uci(args)) => cmd::uci::run(args),
+        Some(Command::Eval(args)) => cmd::eval::run(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
         None => cmd::uci::run(cmd::uci::Args::default()),
     };

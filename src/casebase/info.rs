@@ -19,6 +19,10 @@ pub struct BuildOptions {
     pub skip_plies: u32,
     /// Stop after this many games contributed cases.
     pub max_games: Option<u64>,
+    /// Percentage of games (chosen by a hash of the game) left out of the case base, so that
+    /// `precedent eval` on the same file tests on games the case base never saw.
+    #[serde(default)]
+    pub holdout: Option<u8>,
 }
 
 /// Counts from the build.

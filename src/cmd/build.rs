@@ -33,6 +33,10 @@ pub struct Args {
     /// Stop after N games have contributed cases.
     #[arg(long, value_name = "N")]
     max_games: Option<u64>,
+    /// Leave this percentage of games (chosen by a hash of each game) out of the case base, to
+    /// evaluate on them later.
+    #[arg(long, value_name = "PERCENT")]
+    holdout: Option<u8>,
     /// Stop at the first broken game (illegal move, bad FEN, variant) instead of skipping it.
     #[arg(long)]
     strict: bool,
@@ -53,6 +57,7 @@ pub fn run(args: Args) -> Result<()> {
             max_elo: args.max_elo,
             skip_plies: args.skip_plies,
             max_games: args.max_games,
+            holdout: args.holdout,
         },
         strict: args.strict,
     };

@@ -39,7 +39,7 @@ pub fn run(args: Args) -> Result<()> {
     let o = &s.build.options;
     let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
     println!(
-        "filters        players {}, side {}, min elo {}, max elo {}, skip plies {}, max games {}",
+        "filters        players {}, side {}, min elo {}, max elo {}, skip plies {}, max games {}, held out {}%",
         if o.players.is_empty() {
             "any".to_string()
         } else {
@@ -50,7 +50,9 @@ pub fn run(args: Args) -> Result<()> {
         opt(o.max_elo.map(|e| e.to_string())),
         o.skip_plies,
         opt(o.max_games.map(|e| e.to_string())),
+        o.holdout.unwrap_or(0),
     );
+
     let st = &s.build.stats;
     println!(
         "build counts   {} games read, {} used, {} cases",

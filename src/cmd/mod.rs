@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod build;
+pub mod eval;
 pub mod go;
 pub mod info;
 pub mod reasoner_args;

@@ -69,6 +69,8 @@ pub enum SkipReason {
     NotSelected,
     /// The PGN text of the game is malformed (e.g. an unterminated tag).
     MalformedPgn,
+    /// Left out of the case base for testing (`--holdout`).
+    HeldOut,
 }
 
 impl SkipReason {
@@ -81,6 +83,7 @@ impl SkipReason {
             SkipReason::MissingRating => "missing rating",
             SkipReason::NotSelected => "no selected moves",
             SkipReason::MalformedPgn => "malformed pgn",
+            SkipReason::HeldOut => "held out",
         }
     }
 

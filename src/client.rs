@@ -1,0 +1,346 @@
+//! External UCI engines as subprocesses (Stockfish as a baseline, an opponent or a judge).
+//!
+//! Every wait has a timeout, and every failure (the engine exits, stalls, or answers nonsense)
+//! is an error value, never a hang or a panic, so a match or an evaluation can go on.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// An engine that failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClientError {
+    /// The command could not be started.
+    #[error("{engine}: cannot start: {reason}")]
+    Start { engine: String, reason: String },
+    /// The engine closed its output (crashed or quit).
+    #[error("{engine}: the engine exited while {doing}")]
+    Exited { engine: String, doing: String },
+    /// No answer in time.
+    #[error("{engine}: no {expected} within {waited_ms} ms")]
+    Timeout {
+        engine: String,
+        expected: String,
+        waited_ms: u64,
+    },
+    /// Writing to the engine failed.
+    #[error("{engine}: cannot write to the engine: {reason}")]
+    Write { engine: String, reason: String },
+    /// A limit that cannot be parsed.
+    #[error("bad engine limit {0:?}: expected depth=N, movetime=MS or nodes=N")]
+    BadLimit(String),
+}
+
+/// How long an external engine may think about one position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Depth(u32),
+    MoveTime(u64),
+    Nodes(u64),
+}
+
+impl std::str::FromStr for Limit {
+    type Err = ClientError;
+    fn from_str(s: &str) -> Result<Limit, ClientError> {
+        let bad = || ClientError::BadLimit(s.to_string());
+        let (key, value) = s.split_once('=').ok_or_else(bad)?;
+        let n: u64 = value.trim().parse().map_err(|_| bad())?;
+        match key.trim() {
+            "depth" => Ok(Limit::Depth(u32::try_from(n).map_err(|_| bad())?)),
+            "movetime" => Ok(Limit::MoveTime(n)),
+            "nodes" => Ok(Limit::Nodes(n)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl Limit {
+    /// The `go` arguments.
+    pub fn go_args(&self) -> String {
+        match self {
+            Limit::Depth(d) => format!("depth {d}"),
+            Limit::MoveTime(ms) => format!("movetime {ms}"),
+            Limit::Nodes(n) => format!("nodes {n}"),
+        }
+    }
+}
+
+/// An engine's evaluation, from the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    Cp(i32),
+    /// Mate in N moves (negative: being mated).
+    Mate(i32),
+}
+
+impl Score {
+    /// Centipawns with mates capped at ±`cap`.
+    pub fn to_cp(self, cap: i32) -> i32 {
+        match self {
+            Score::Cp(cp) => cp.clamp(-cap, cap),
+            Score::Mate(n) if n > 0 => cap,
+            Score::Mate(_) => -cap,
+        }
+    }
+}
+
+/// What a `go` produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoResult {
+    /// The `bestmove` (`0000` or `(none)` when the engine had no move).
+    pub bestmove: String,
+    /// The last score reported, if any.
+    pub score: Option<Score>,
+    /// Time from `go` to `bestmove`.
+    pub elapsed: Duration,
+}
+
+/// A running UCI engine.
+pub struct Engine {
+    name: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    /// Starts `command` (split on whitespace), completes the handshake, sets `options`
+    /// (name, value) and waits for `readyok`.
+    pub fn start(
+        command: &str,
+        options: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<Engine, ClientError> {
+        let mut parts = command.split_whitespace();
+        let program = parts.next().ok_or_else(|| ClientError::Start {
+            engine: command.to_string(),
+            reason: "empty command".into(),
+        })?;
+        let mut child = Command::new(program)
+            .args(parts)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| ClientError::Start {
+                engine: command.to_string(),
+                reason: e.to_string(),
+            })?;
+        let stdin = child.stdin.take().ok_or_else(|| ClientError::Start {
+            engine: command.to_string(),
+            reason: "no stdin".into(),
+        })?;
+        let stdout = child.stdout.take().ok_or_else(|| ClientError::Start {
+            engine: command.to_string(),
+            reason: "no stdout".into(),
+        })?;
+        let (tx, lines) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut engine = Engine {
+            name: command.to_string(),
+            child,
+            stdin,
+            lines,
+        };
+        engine.send("uci")?;
+        engine.wait_for("uciok", timeout, |_| {})?;
+        for (name, value) in options {
+            engine.send(&format!("setoption name {name} value {value}"))?;
+        }
+        engine.ready(timeout)?;
+        Ok(engine)
+    }
+
+    /// The command the engine was started with.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sends one line.
+    pub fn send(&mut self, line: &str) -> Result<(), ClientError> {
+        let res = writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush());
+        res.map_err(|e| ClientError::Write {
+            engine: self.name.clone(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// `isready` → `readyok`.
+    pub fn ready(&mut self, timeout: Duration) -> Result<(), ClientError> {
+        self.send("isready")?;
+        self.wait_for("readyok", timeout, |_| {})
+    }
+
+    /// `ucinewgame` and `isready`.
+    pub fn new_game(&mut self, timeout: Duration) -> Result<(), ClientError> {
+        self.send("ucinewgame")?;
+        self.ready(timeout)
+    }
+
+    fn wait_for(
+        &mut self,
+        prefix: &str,
+        timeout: Duration,
+        mut each: impl FnMut(&str),
+    ) -> Result<(), ClientError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    if line.split_whitespace().next() == Some(prefix) {
+                        each(&line);
+                        return Ok(());
+                    }
+                    each(&line);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(ClientError::Timeout {
+                        engine: self.name.clone(),
+                        expected: prefix.to_string(),
+                        waited_ms: timeout.as_millis() as u64,
+                    });
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(ClientError::Exited {
+                        engine: self.name.clone(),
+                        doing: format!("waiting for {prefix}"),
+                    });
+                }
+            }
+        }
+    }
+
+    /// `position fen FEN [moves …]` then `go ARGS`; waits up to `timeout` for `bestmove`.
+    pub fn go(
+        &mut self,
+        position: &str,
+        go_args: &str,
+        timeout: Duration,
+    ) -> Result<GoResult, ClientError> {
+        self.send(&format!("position {position}"))?;
+        let started = Instant::now();
+        self.send(&format!("go {go_args}"))?;
+        let mut score = None;
+        let mut best = String::new();
+        self.wait_for("bestmove", timeout, |line| {
+            if let Some(rest) = line.strip_prefix("bestmove") {
+                best = rest.split_whitespace().next().unwrap_or("0000").to_string();
+            } else if line.starts_with("info") {
+                score = parse_score(line).or(score);
+            }
+        })?;
+        Ok(GoResult {
+            bestmove: best,
+            score,
+            elapsed: started.elapsed(),
+        })
+    }
+
+    /// Asks the engine to quit and makes sure it is gone.
+    pub fn quit(mut self) {
+        let _ = self.send("quit");
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The `score cp N` / `score mate N` of an `info` line (bounds are ignored as scores).
+pub fn parse_score(line: &str) -> Option<Score> {
+    let toks: Vec<&str> = line.split_whitespace().collect();
+    let i = toks.iter().position(|t| *t == "score")?;
+    if toks
+        .get(i + 3)
+        .is_some_and(|t| *t == "lowerbound" || *t == "upperbound")
+    {
+        return None;
+    }
+    let n: i32 = toks.get(i + 2)?.parse().ok()?;
+    match *toks.get(i + 1)? {
+        "cp" => Some(Score::Cp(n)),
+        "mate" => Some(Score::Mate(n)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_limits() {
+        assert_eq!("depth=12".parse::<Limit>(), Ok(Limit::Depth(12)));
+        assert_eq!("movetime=50".parse::<Limit>(), Ok(Limit::MoveTime(50)));
+        assert_eq!("nodes=1000".parse::<Limit>(), Ok(Limit::Nodes(1000)));
+        assert!("depth".parse::<Limit>().is_err());
+        assert!("speed=3".parse::<Limit>().is_err());
+    }
+
+    #[test]
+    fn parses_scores_and_skips_bounds() {
+        assert_eq!(
+            parse_score("info depth 12 score cp -35 nodes 100 pv e2e4"),
+            Some(Score::Cp(-35))
+        );
+        assert_eq!(
+            parse_score("info depth 3 score mate -2 pv e2e4"),
+            Some(Score::Mate(-2))
+        );
+        assert_eq!(parse_score("info depth 12 score cp 40 lowerbound"), None);
+        assert_eq!(parse_score("info string hello"), None);
+        assert_eq!(Score::Mate(3).to_cp(1000), 1000);
+        assert_eq!(Score::Cp(-5000).to_cp(1000), -1000);
+    }
+
+    #[test]
+    fn a_missing_program_is_a_start_error() {
+        let e = Engine::start("/no/such/engine", &[], Duration::from_secs(1))
+            .err()
+            .expect("error");
+        assert!(matches!(e, ClientError::Start { .. }), "{e}");
+    }
+
+    #[test]
+    fn an_engine_that_exits_is_reported_not_waited_for() {
+        let e = Engine::start("true", &[], Duration::from_secs(10))
+            .err()
+            .expect("error");
+        assert!(
+            matches!(e, ClientError::Exited { .. } | ClientError::Write { .. }),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_engine_that_never_answers_times_out() {
+        let e = Engine::start("sleep 30", &[], Duration::from_millis(200))
+            .err()
+            .expect("error");
+        assert!(matches!(e, ClientError::Timeout { .. }), "{e}");
+    }
+}

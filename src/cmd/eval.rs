@@ -1,0 +1,251 @@
+//! `precedent eval`: move-matching accuracy on held-out games, or an EPD suite solved.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use precedent::casebase::CaseBase;
+use precedent::client::Limit;
+use precedent::epd::{EpdRecord, parse_line};
+use precedent::eval::{
+    EpdReport, Outcome, Report, casebase_keys, epd_report, report, run_engine, run_reasoner,
+    sample_positions,
+};
+use precedent::pgn::Selection;
+use shakmaty::{Chess, Move};
+
+use super::reasoner_args::ReasonerArgs;
+
+/// Arguments of `precedent eval`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Held-out games (.pgn, .pgn.zst): positions are sampled from them.
+    #[arg(long, required_unless_present = "epd", conflicts_with = "epd")]
+    pgn: Option<String>,
+    /// An EPD test suite with bm/am operations instead.
+    #[arg(long)]
+    epd: Option<PathBuf>,
+    /// Lowest rating of the mover.
+    #[arg(long, value_name = "N")]
+    min_elo: Option<u16>,
+    /// Highest rating of the mover.
+    #[arg(long, value_name = "N")]
+    max_elo: Option<u16>,
+    /// Only this player's moves (repeatable).
+    #[arg(long = "player", value_name = "NAME")]
+    players: Vec<String>,
+    /// Skip the first N plies of every game.
+    #[arg(long, default_value_t = 0)]
+    skip_plies: u32,
+    /// Positions to sample.
+    #[arg(long, default_value_t = 5000)]
+    positions: usize,
+    /// Time per position in milliseconds (as UCI go movetime); default: a full scan.
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Threads (positions run in parallel).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Evaluate an external UCI engine on the same positions instead (e.g. stockfish).
+    #[arg(long, value_name = "CMD")]
+    engine: Option<String>,
+    /// The external engine's limit per position: depth=N, movetime=MS or nodes=N.
+    #[arg(long, default_value = "depth=1")]
+    limit: String,
+    /// An option for the external engine, NAME=VALUE (repeatable).
+    #[arg(long = "engine-option", value_name = "NAME=VALUE")]
+    engine_options: Vec<String>,
+    #[command(flatten)]
+    reasoner: ReasonerArgs,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `precedent eval`.
+pub fn run(args: Args) -> Result<()> {
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    anyhow::ensure!(threads >= 1, "--threads must be at least 1");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    pool.install(|| match &args.epd {
+        Some(epd) => run_epd(&args, epd, threads),
+        None => run_pgn(&args, threads),
+    })
+}
+
+fn engine_options(args: &Args) -> Result<Vec<(String, String)>> {
+    args.engine_options
+        .iter()
+        .map(|o| {
+            let (n, v) = o
+                .split_once('=')
+                .with_context(|| format!("--engine-option {o:?}: expected NAME=VALUE"))?;
+            Ok((n.trim().to_string(), v.trim().to_string()))
+        })
+        .collect()
+}
+
+/// Runs the reasoner (on `cb`) or the external engine on the positions.
+fn moves_for(
+    args: &Args,
+    cb: &CaseBase,
+    positions: &[(Chess, Option<Move>)],
+    threads: usize,
+) -> Result<(String, Vec<Outcome>)> {
+    if let Some(cmd) = &args.engine {
+        let limit: Limit = args.limit.parse()?;
+        let outcomes = run_engine(cmd, &engine_options(args)?, limit, positions, threads)?;
+        return Ok((format!("{cmd} ({})", args.limit), outcomes));
+    }
+    let cfg = args.reasoner.config()?;
+    let seed = cfg.seed.unwrap_or(1);
+    let outcomes = run_reasoner(
+        cb,
+        positions,
+        &cfg,
+        args.movetime.map(Duration::from_millis),
+        seed,
+    );
+    let name = format!(
+        "precedent ({}, mode {}, k {}, p {}, weights {})",
+        cb.name(),
+        cfg.mode,
+        cfg.k,
+        cfg.p,
+        cfg.weights
+    );
+    Ok((name, outcomes))
+}
+
+fn run_pgn(args: &Args, threads: usize) -> Result<()> {
+    let pgn = args.pgn.as_deref().unwrap_or_default();
+    let started = Instant::now();
+    let selection = Selection {
+        players: args.players.iter().map(|p| p.to_lowercase()).collect(),
+        side: None,
+        min_elo: args.min_elo,
+        max_elo: args.max_elo,
+        skip_plies: args.skip_plies,
+    };
+    // The contamination guard needs the case base's game keys before sampling; an external
+    // engine is measured on the same sample, so it guards against the same case base.
+    let cb = args.reasoner.casebase()?;
+    let keys = casebase_keys(&cb);
+    let seed = args.reasoner.seed.unwrap_or(1);
+    let (samples, stats) = sample_positions(pgn, &selection, args.positions, seed, &keys)?;
+    if samples.is_empty() {
+        bail!(
+            "{pgn}: no position passes the filters (after excluding {} games found in the case base)",
+            stats.games_in_casebase
+        );
+    }
+    let positions: Vec<(Chess, Option<Move>)> = samples
+        .iter()
+        .map(|s| (s.pos.clone(), Some(s.human)))
+        .collect();
+    let (name, outcomes) = moves_for(args, &cb, &positions, threads)?;
+    let r = report(
+        name,
+        &samples,
+        &outcomes,
+        stats,
+        started.elapsed().as_secs_f64(),
+    );
+    if args.json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        print_report(&r);
+    }
+    Ok(())
+}
+
+fn print_report(r: &Report) {
+    println!("{}", r.engine);
+    println!(
+        "{} positions from {} games ({} games excluded: also in the case base; {} eligible positions)",
+        r.positions,
+        r.sampling.games_used,
+        r.sampling.games_in_casebase,
+        r.sampling.eligible_positions
+    );
+    println!(
+        "move-matching accuracy {:.2}% ({} of {}), 95% CI {:.2}–{:.2}%",
+        r.accuracy * 100.0,
+        r.matches,
+        r.positions,
+        r.ci_low * 100.0,
+        r.ci_high * 100.0
+    );
+    if let (Some(e), Some(s)) = (r.exact_match_rate, r.mean_top_similarity) {
+        println!(
+            "exact position in the case base: {:.1}%; mean top similarity {:.3}",
+            e * 100.0,
+            s
+        );
+    }
+    for (title, groups) in [("by mover rating", &r.by_band), ("by phase", &r.by_phase)] {
+        println!("{title}:");
+        for g in groups {
+            println!(
+                "  {:<12} {:>6} positions  {:>6.2}%  ({:.2}–{:.2}%)",
+                g.name,
+                g.positions,
+                g.accuracy * 100.0,
+                g.ci_low * 100.0,
+                g.ci_high * 100.0
+            );
+        }
+    }
+    println!("{:.1} s", r.seconds);
+}
+
+fn run_epd(args: &Args, path: &PathBuf, threads: usize) -> Result<()> {
+    let started = Instant::now();
+    let file =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let mut records: Vec<EpdRecord> = Vec::new();
+    let mut skipped = 0;
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("{}: read error", path.display()))?;
+        match parse_line(&line, i + 1) {
+            Ok(Some(r)) => records.push(r),
+            Ok(None) => {}
+            Err(e) => {
+                skipped += 1;
+                eprintln!("{}: {e} (skipped)", path.display());
+            }
+        }
+    }
+    if records.is_empty() {
+        bail!(
+            "{}: no usable EPD record ({skipped} skipped)",
+            path.display()
+        );
+    }
+    let positions: Vec<(Chess, Option<Move>)> =
+        records.iter().map(|r| (r.pos.clone(), None)).collect();
+    let cb = args.reasoner.casebase()?;
+    let (name, outcomes) = moves_for(args, &cb, &positions, threads)?;
+    let r: EpdReport = epd_report(name, &records, &outcomes, started.elapsed().as_secs_f64());
+    if args.json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        println!("{}", r.engine);
+        println!(
+            "{}: solved {} of {} ({:.1}%)",
+            path.display(),
+            r.solved,
+            r.total,
+            r.solved_rate * 100.0
+        );
+        if let (Some(p), Some(m)) = (r.points, r.max_points) {
+            println!("points {p} of {m} ({:.1}%)", 100.0 * p as f64 / m as f64);
+        }
+    }
+    Ok(())
+}

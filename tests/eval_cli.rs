@@ -1,0 +1,193 @@
+//! `precedent eval` on fixtures whose answers are known.
+
+mod common;
+
+use common::{run, run_json, stderr};
+
+const GAME: &str = r#"[Event "Fixture 2"]
+[Site "https://example.org/g2"]
+[Date "2024.01.02"]
+[White "bob"]
+[Black "Carol"]
+[Result "1-0"]
+[WhiteElo "1650"]
+[BlackElo "2100"]
+
+1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 5. e3 O-O 6. Nf3 1-0
+"#;
+
+/// A case base of the one game above (11 cases).
+fn one_game_casebase(dir: &std::path::Path) -> String {
+    let pgn = dir.join("one.pgn");
+    std::fs::write(&pgn, GAME).expect("write");
+    let cb = dir.join("one.cb");
+    run_json(&[
+        "build",
+        pgn.to_str().expect("path"),
+        "-o",
+        cb.to_str().expect("path"),
+        "--json",
+    ]);
+    cb.to_str().expect("path").to_string()
+}
+
+#[test]
+fn replaying_known_positions_matches_every_move_exactly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = one_game_casebase(dir.path());
+    // The same moves in another game (other site, other players): not the same game, but every
+    // position is in the case base.
+    let other = GAME
+        .replace("example.org/g2", "example.org/g9")
+        .replace("bob", "Zed");
+    let held = dir.path().join("held.pgn");
+    std::fs::write(&held, other).expect("write");
+    let r = run_json(&[
+        "eval",
+        "--pgn",
+        held.to_str().expect("path"),
+        "--casebase",
+        &cb,
+        "--k",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(r["positions"], 11, "{r}");
+    assert_eq!(r["matches"], 11, "{r}");
+    assert_eq!(r["accuracy"], 1.0);
+    assert_eq!(r["exact_match_rate"], 1.0);
+    assert_eq!(r["games_in_casebase"], 0);
+    assert!(
+        r["ci_low"].as_f64().expect("ci") > 0.7 && r["ci_high"] == 1.0,
+        "{r}"
+    );
+    assert_eq!(r["by_phase"][0]["name"], "plies 0-9");
+    assert_eq!(r["by_phase"][0]["positions"], 10);
+    assert_eq!(r["by_phase"][1]["positions"], 1);
+    // Mover bands: bob/Zed 1650 (6 moves), Carol 2100 (5 moves).
+    assert_eq!(r["by_band"][0]["name"], "1600-1799");
+    assert_eq!(r["by_band"][0]["positions"], 6);
+    assert_eq!(r["by_band"][1]["positions"], 5);
+}
+
+#[test]
+fn contamination_guard_excludes_and_counts_games_of_the_case_base() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = one_game_casebase(dir.path());
+    // The case base's own game plus a different one.
+    let mixed = format!(
+        "{GAME}\n{}",
+        GAME.replace("example.org/g2", "example.org/g3")
+    );
+    let held = dir.path().join("mixed.pgn");
+    std::fs::write(&held, mixed).expect("write");
+    let r = run_json(&[
+        "eval",
+        "--pgn",
+        held.to_str().expect("path"),
+        "--casebase",
+        &cb,
+        "--json",
+    ]);
+    assert_eq!(r["games_in_casebase"], 1, "{r}");
+    assert_eq!(r["games_used"], 1);
+    assert_eq!(r["positions"], 11);
+    // Only the case base's own game: nothing left to evaluate, said in one line.
+    let own = dir.path().join("own.pgn");
+    std::fs::write(&own, GAME).expect("write");
+    let o = run(&[
+        "eval",
+        "--pgn",
+        own.to_str().expect("path"),
+        "--casebase",
+        &cb,
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("excluding 1 games found in the case base"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn mover_filters_and_skip_plies_select_positions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = one_game_casebase(dir.path());
+    let other = GAME.replace("example.org/g2", "example.org/g5");
+    let held = dir.path().join("held.pgn");
+    std::fs::write(&held, other).expect("write");
+    let h = held.to_str().expect("path");
+    let r = run_json(&[
+        "eval",
+        "--pgn",
+        h,
+        "--casebase",
+        &cb,
+        "--min-elo",
+        "2000",
+        "--json",
+    ]);
+    assert_eq!(r["positions"], 5);
+    let r = run_json(&[
+        "eval",
+        "--pgn",
+        h,
+        "--casebase",
+        &cb,
+        "--skip-plies",
+        "4",
+        "--player",
+        "BOB",
+        "--json",
+    ]);
+    // bob's moves at plies 4, 6, 8, 10.
+    assert_eq!(r["positions"], 4);
+    let r = run_json(&[
+        "eval",
+        "--pgn",
+        h,
+        "--casebase",
+        &cb,
+        "--positions",
+        "3",
+        "--seed",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(r["positions"], 3);
+    assert_eq!(r["eligible_positions"], 11);
+}
+
+#[test]
+fn epd_suite_reports_solved_positions_and_points() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = one_game_casebase(dir.path());
+    // After 1. d4 d5 2. c4: the case base's answer is 2... e6. Position 2 avoids it; position 3
+    // gives STS-style points.
+    let epd = "rnbqkbnr/ppp1pppp/8/3p4/2PP4/8/PP2PPPP/RNBQKBNR b KQkq - bm e6; id \"one\";\n\
+               rnbqkbnr/ppp1pppp/8/3p4/2PP4/8/PP2PPPP/RNBQKBNR b KQkq - am e6; id \"two\";\n\
+               rnbqkbnr/ppp1pppp/8/3p4/2PP4/8/PP2PPPP/RNBQKBNR b KQkq - bm c6; id \"three\"; c0 \"c6=100, e6=60, dxc4=40\";\n";
+    let path = dir.path().join("suite.epd");
+    std::fs::write(&path, epd).expect("write");
+    let r = run_json(&[
+        "eval",
+        "--epd",
+        path.to_str().expect("path"),
+        "--casebase",
+        &cb,
+        "--k",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(
+        (r["total"].as_u64(), r["solved"].as_u64()),
+        (Some(3), Some(1)),
+        "{r}"
+    );
+    assert_eq!(r["unsolved"], serde_json::json!(["two", "three"]));
+    assert_eq!(
+        (r["points"].as_u64(), r["max_points"].as_u64()),
+        (Some(60), Some(100))
+    );
+}

@@ -1,0 +1,173 @@
+//! 200 positions from games that are not in the case base (master games; the case base is built
+//! from Lichess rapid games): the reported top similarity and tie count must equal a brute-force
+//! per-square computation over every case, and the chosen move (k = 1) must be what a correct
+//! adaptation of one of the top-scoring cases produces, recomputed here from method.md.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use precedent::board::{Planes, piece_score};
+use precedent::casebase::CaseBase;
+use precedent::pgn::{GameVisitor, Selection, open_input};
+use precedent::reasoner::{DecideLimits, ReasonerConfig, decide};
+use shakmaty::{Board, CastlingMode, Chess, Color, Move, Piece, Position, Square};
+
+/// Positions (ply ≥ 10) from the first games of a PGN file, every 7th ply.
+fn positions(path: &str, want: usize) -> Vec<Chess> {
+    let input = open_input(path).expect("input opens");
+    let mut reader = pgn_reader::Reader::new(input.reader);
+    let mut visitor = GameVisitor::new(Selection {
+        skip_plies: 10,
+        ..Selection::default()
+    });
+    let mut out = Vec::new();
+    while out.len() < want {
+        match reader.read_game(&mut visitor).expect("PGN reads") {
+            None => break,
+            Some(Ok(())) => out.extend(
+                visitor
+                    .game()
+                    .selected
+                    .iter()
+                    .step_by(7)
+                    .map(|m| m.pos.clone()),
+            ),
+            Some(Err(_)) => {}
+        }
+    }
+    out.truncate(want);
+    out
+}
+
+fn squares_of(board: &Board) -> [Option<Piece>; 64] {
+    let mut out = [None; 64];
+    for sq in Square::ALL {
+        out[sq as usize] = board.piece_at(sq);
+    }
+    out
+}
+
+fn manhattan(a: Square, b: Square) -> f64 {
+    let d = (a.file() as i32 - b.file() as i32).abs() + (a.rank() as i32 - b.rank() as i32).abs();
+    f64::from(d) / 14.0
+}
+
+/// method.md's adaptation with all weights 1, written out again without the library's helpers.
+fn adapt_by_hand(
+    case: &[Option<Piece>; 64],
+    from: Square,
+    to: Square,
+    pos: &Chess,
+) -> BTreeSet<String> {
+    let here = squares_of(pos.board());
+    let mut best = f64::NEG_INFINITY;
+    let mut moves = BTreeSet::new();
+    for m in pos.legal_moves() {
+        let (k2, d2) = match m {
+            Move::Castle { king, rook } => {
+                let file = if rook > king {
+                    shakmaty::File::G
+                } else {
+                    shakmaty::File::C
+                };
+                (king, Square::from_coords(file, king.rank()))
+            }
+            other => (other.from().expect("board move"), other.to()),
+        };
+        let a = manhattan(from, k2) + manhattan(to, d2);
+        let i = f64::from(piece_score(case[from as usize], here[k2 as usize])) / 4.0
+            + f64::from(piece_score(case[to as usize], here[d2 as usize])) / 4.0;
+        let f = if a == 0.0 { f64::INFINITY } else { 1.0 / a + i };
+        let uci = m.to_uci(CastlingMode::Standard).to_string();
+        if f > best {
+            best = f;
+            moves = BTreeSet::from([uci]);
+        } else if f == best {
+            // The library breaks exact ties by promotion piece, content, then move order:
+            // any of the tied moves is a correct adaptation.
+            moves.insert(uci);
+        }
+    }
+    moves
+}
+
+#[test]
+fn top_similarity_and_chosen_move_match_a_brute_force_oracle() {
+    let (Some(rapid), Some(masters)) = (
+        common::shared_data("lichess-rapid-2014-2022.pgn.zst"),
+        common::shared_data("masters-otb.pgn.zst"),
+    ) else {
+        panic!("../shared/data is missing: this test needs the shared game collections");
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb_path = dir.path().join("rapid.cb");
+    common::run_json(&[
+        "build",
+        rapid.to_str().expect("path"),
+        "--max-games",
+        "800",
+        "-o",
+        cb_path.to_str().expect("path"),
+        "--json",
+    ]);
+    let cb = CaseBase::open(&cb_path).expect("case base opens");
+    let decoded: Vec<[Option<Piece>; 64]> = cb
+        .boards()
+        .iter()
+        .map(|p| squares_of(&p.to_board()))
+        .collect();
+    let queries = positions(masters.to_str().expect("path"), 200);
+    assert_eq!(queries.len(), 200);
+    let cfg = ReasonerConfig {
+        k: 1,
+        seed: Some(11),
+        ..ReasonerConfig::default()
+    };
+    for (n, pos) in queries.iter().enumerate() {
+        // The query in the mover's point of view, mirrored by shakmaty, not by Planes.
+        let view = if pos.turn() == Color::Black {
+            pos.board().clone().into_mirrored()
+        } else {
+            pos.board().clone()
+        };
+        let q = squares_of(&view);
+        let scores: Vec<u32> = decoded
+            .iter()
+            .map(|c| (0..64).map(|i| piece_score(c[i], q[i])).sum())
+            .collect();
+        let top = *scores.iter().max().expect("cases");
+        let ties = scores.iter().filter(|&&s| s == top).count() as u64;
+        let d = decide(
+            &cb,
+            pos,
+            &cfg,
+            DecideLimits::default(),
+            CastlingMode::Standard,
+        )
+        .expect("a move");
+        assert_eq!((d.score256, d.ties), (top, ties), "position {n}");
+        assert_eq!(d.top_case().expect("case").score256, top);
+        // Every top-scoring case's adaptation, in the query's orientation.
+        let mut allowed = BTreeSet::new();
+        for (i, _) in scores.iter().enumerate().filter(|(_, s)| **s == top) {
+            let mv = cb.metas()[i].mv;
+            let (case, from, to) = if pos.turn() == Color::Black {
+                let board = Planes::to_board(cb.boards()[i]).into_mirrored();
+                (
+                    squares_of(&board),
+                    mv.from().flip_vertical(),
+                    mv.to().flip_vertical(),
+                )
+            } else {
+                (decoded[i], mv.from(), mv.to())
+            };
+            allowed.extend(adapt_by_hand(&case, from, to, pos));
+        }
+        assert!(
+            allowed.contains(&d.bestmove),
+            "position {n}: {} not among {allowed:?}",
+            d.bestmove
+        );
+    }
+}
