@@ -27,6 +27,10 @@ enum Command {
     Go(cmd::go::Args),
     /// Measure move-matching accuracy on held-out games, or solve an EPD suite.
     Eval(cmd::eval::Args),
+    /// Play games between Precedent configurations, UCI engines and a random mover.
+    Match(cmd::matchcmd::Args),
+    /// Answer the thesis' question: do case bases from stronger players play stronger?
+    Experiment(cmd::experiment::Args),
     /// Measure the retrieval scan in cases per second.
     Bench(cmd::bench::Args),
 }
@@ -39,6 +43,8 @@ fn main() -> ExitCode {
         Some(Command::Go(args)) => cmd::go::run(args),
         Some(Command::Uci(args)) => cmd::uci::run(args),
         Some(Command::Eval(args)) => cmd::eval::run(args),
+        Some(Command::Match(args)) => cmd::matchcmd::run_cmd(args),
+        Some(Command::Experiment(args)) => cmd::experiment::run_cmd(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
         None => cmd::uci::run(cmd::uci::Args::default()),
     };

@@ -104,6 +104,22 @@ impl Header {
     }
 }
 
+impl Header {
+    /// The file size the header implies: the end of its last section plus the trailer.
+    pub fn declared_len(&self) -> Option<u64> {
+        let end = |off: u64, count: u64, size: u64| count.checked_mul(size)?.checked_add(off);
+        let ends = [
+            end(self.info_off, self.info_len, 1)?,
+            end(self.boards_off, self.cases, 32)?,
+            end(self.metas_off, self.cases, 12)?,
+            end(self.games_off, self.games, 24)?,
+            end(self.strings_off, self.strings_len, 1)?,
+            HEADER_LEN as u64,
+        ];
+        ends.into_iter().max()?.checked_add(TRAILER_LEN as u64)
+    }
+}
+
 /// Rounds up to the section alignment.
 pub fn align_up(n: u64) -> u64 {
     n.div_ceil(ALIGN as u64) * ALIGN as u64

@@ -76,21 +76,72 @@ impl Backing {
         }
     }
 
-    /// Reads a whole stream into an aligned buffer.
-    fn read_all(mut reader: impl Read) -> io::Result<Backing> {
-        let mut blocks = vec![Block::zeroed(); 1 << 14];
+    /// Reads a whole (decompressed) case base into an aligned buffer. The magic bytes are
+    /// checked as soon as they arrive, and nothing past the size the header declares is read,
+    /// so a small compressed file cannot make the loader swallow gigabytes of garbage.
+    fn read_all(name: &str, mut reader: impl Read) -> Result<Backing, CaseBaseError> {
+        let corrupt = |what: String| CaseBaseError::Corrupt {
+            name: name.to_string(),
+            what,
+        };
+        let mut blocks = vec![Block::zeroed(); HEADER_LEN.div_ceil(ALIGN)];
         let mut len = 0usize;
+        let mut limit = HEADER_LEN;
+        let mut header_seen = false;
         loop {
-            if len == blocks.len() * ALIGN {
-                blocks.resize(blocks.len() * 2, Block::zeroed());
+            if len == limit {
+                if header_seen {
+                    // One byte more than declared: the file is longer than its header says.
+                    let mut probe = [0u8; 1];
+                    match reader.read(&mut probe) {
+                        Ok(0) => break,
+                        Ok(_) => {
+                            return Err(corrupt("data after the end the header declares".into()));
+                        }
+                        Err(e) => return Err(corrupt(format!("zstd stream: {e}"))),
+                    }
+                }
+                let head: &[u8] = bytemuck::cast_slice(&blocks);
+                if &head[..MAGIC.len()] != MAGIC {
+                    return Err(CaseBaseError::NotACaseBase(name.to_string()));
+                }
+                let mut fixed = [0u8; HEADER_LEN];
+                fixed.copy_from_slice(&head[..HEADER_LEN]);
+                let declared = Header::decode(&fixed)
+                    .declared_len()
+                    .ok_or_else(|| corrupt("section sizes overflow".into()))?;
+                limit = usize::try_from(declared)
+                    .map_err(|_| corrupt("declared size too large".into()))?;
+                if limit < len {
+                    return Err(corrupt(format!(
+                        "declared size {limit} is smaller than the header"
+                    )));
+                }
+                header_seen = true;
+
+                if len >= limit {
+                    continue;
+                }
+            }
+            let want = (limit - len).min(1 << 24);
+            let needed = (len + want).div_ceil(ALIGN);
+            if needed > blocks.len() {
+                blocks.resize(
+                    needed.max(blocks.len() * 2).min(limit.div_ceil(ALIGN)),
+                    Block::zeroed(),
+                );
             }
             let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut blocks);
-            match reader.read(&mut buf[len..]) {
+            match reader.read(&mut buf[len..len + want]) {
                 Ok(0) => break,
                 Ok(n) => len += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) => return Err(corrupt(format!("zstd stream: {e}"))),
             }
+        }
+        if len < MAGIC.len() || &bytemuck::cast_slice::<Block, u8>(&blocks)[..MAGIC.len()] != MAGIC
+        {
+            return Err(CaseBaseError::NotACaseBase(name.to_string()));
         }
         blocks.truncate(len.div_ceil(ALIGN));
         blocks.shrink_to_fit();
@@ -137,10 +188,7 @@ impl CaseBase {
         let backing = if compressed {
             let file = File::open(path).map_err(read_err)?;
             let decoder = zstd::Decoder::new(file).map_err(read_err)?;
-            Backing::read_all(decoder).map_err(|e| CaseBaseError::Corrupt {
-                name: name.clone(),
-                what: format!("zstd stream: {e}"),
-            })?
+            Backing::read_all(&name, decoder)?
         } else if len == 0 {
             return Err(CaseBaseError::NotACaseBase(name));
         } else {
@@ -159,15 +207,9 @@ impl CaseBase {
                 name: name.to_string(),
                 what: format!("zstd stream: {e}"),
             })?;
-            Backing::read_all(decoder).map_err(|e| CaseBaseError::Corrupt {
-                name: name.to_string(),
-                what: format!("zstd stream: {e}"),
-            })?
+            Backing::read_all(name, decoder)?
         } else {
-            Backing::read_all(bytes).map_err(|source| CaseBaseError::Read {
-                name: name.to_string(),
-                source,
-            })?
+            Backing::read_all(name, bytes)?
         };
         CaseBase::from_backing(name.to_string(), backing)
     }

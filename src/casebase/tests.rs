@@ -217,3 +217,25 @@ fn interrupted_writer_leaves_no_output() {
         "temporary files left behind"
     );
 }
+
+#[test]
+fn compressed_garbage_is_refused_without_decompressing_it_all() {
+    // 64 MiB of zeros compress to a few kilobytes; the loader must stop at the first bytes.
+    let zeros = vec![0u8; 64 << 20];
+    let bomb = zstd::encode_all(&zeros[..], 3).expect("compress");
+    assert!(bomb.len() < 100_000);
+    let err = load_err(&bomb);
+    assert!(err.contains("not a Precedent case base"), "{err}");
+    // A valid case base followed by more data than its header declares.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.cb");
+    write_sample(&path);
+    let mut bytes = std::fs::read(&path).expect("read");
+    bytes.extend(std::iter::repeat_n(0u8, 1 << 20));
+    let packed = zstd::encode_all(&bytes[..], 3).expect("compress");
+    assert!(
+        load_err(&packed).contains("after the end"),
+        "{}",
+        load_err(&packed)
+    );
+}

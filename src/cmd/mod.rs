@@ -3,7 +3,9 @@
 pub mod bench;
 pub mod build;
 pub mod eval;
+pub mod experiment;
 pub mod go;
 pub mod info;
+pub mod matchcmd;
 pub mod reasoner_args;
 pub mod uci;

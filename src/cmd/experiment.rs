@@ -1,0 +1,141 @@
+//! `precedent experiment`.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use precedent::experiment::{ExperimentConfig, parse_bands, player_groups, run};
+use precedent::tournament::game::Adjudication;
+use precedent::tournament::openings::{Opening, load};
+use precedent::tournament::player::TimeControl;
+use precedent::tournament::{MatchConfig, Pairing};
+
+use super::matchcmd::{parse_resign, print_report};
+use super::reasoner_args::ReasonerArgs;
+
+/// Arguments of `precedent experiment`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Games to build the case bases from (repeatable).
+    #[arg(long, required = true)]
+    pgn: Vec<String>,
+    /// Rating bands of the movers, e.g. 1000-1399,1400-1799,1800-2199,2200-
+    #[arg(long, conflicts_with = "players", required_unless_present = "players")]
+    bands: Option<String>,
+    /// Player case bases instead: A,B,C
+    #[arg(long)]
+    players: Option<String>,
+    /// Games per pair of case bases.
+    #[arg(long, default_value_t = 40)]
+    games: usize,
+    /// Opening suite (.pgn/.pgn.zst/.epd); default: the initial position.
+    #[arg(long)]
+    openings: Option<String>,
+    /// Time control, SECONDS+INCREMENT.
+    #[arg(long, default_value = "10+0.1")]
+    tc: TimeControl,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Adjudicate a draw after this many plies.
+    #[arg(long)]
+    max_plies: Option<u32>,
+    /// Resign adjudication CP:MOVES (external engines only).
+    #[arg(long, value_name = "CP:MOVES")]
+    resign: Option<String>,
+    /// Skip the first N plies of every game when building.
+    #[arg(long, default_value_t = 0)]
+    skip_plies: u32,
+    /// Build each case base from at most N games.
+    #[arg(long)]
+    max_games: Option<u64>,
+    /// Directory for the case bases and the games.
+    #[arg(long, default_value = "experiment")]
+    out_dir: PathBuf,
+    /// SVG chart of Elo against rating (default: OUT_DIR/elo.svg).
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    #[command(flatten)]
+    reasoner: ReasonerArgs,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `precedent experiment`.
+pub fn run_cmd(args: Args) -> Result<()> {
+    let groups = match (&args.bands, &args.players) {
+        (Some(b), _) => parse_bands(b).map_err(anyhow::Error::msg)?,
+        (None, Some(p)) => player_groups(p),
+        (None, None) => bail!("give --bands or --players"),
+    };
+    if args.reasoner.casebase.is_some() {
+        bail!("--casebase does not apply: the experiment builds its own case bases");
+    }
+    let openings = match &args.openings {
+        Some(path) => load(path, 100_000)?,
+        None => vec![Opening::startpos()],
+    };
+    let cfg = ExperimentConfig {
+        pgn: args.pgn.clone(),
+        groups,
+        out_dir: args.out_dir.clone(),
+        skip_plies: args.skip_plies,
+        max_games: args.max_games,
+        reasoner: args.reasoner.config()?,
+        matches: MatchConfig {
+            players: Vec::new(),
+            pairing: Pairing::RoundRobin,
+            games_per_pair: args.games,
+            openings,
+            tc: args.tc,
+            concurrency: args.concurrency,
+            seed: args.seed,
+            adjudication: Adjudication {
+                max_plies: args.max_plies,
+                resign: args.resign.as_deref().map(parse_resign).transpose()?,
+            },
+            pgn_out: Some(args.out_dir.join("games.pgn")),
+            anchor: None,
+            event: "Precedent experiment".into(),
+        },
+        svg: Some(
+            args.svg
+                .clone()
+                .unwrap_or_else(|| args.out_dir.join("elo.svg")),
+        ),
+    };
+    let r = run(&cfg)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&r)?);
+        return Ok(());
+    }
+    print_report(&r.match_report);
+    println!();
+    println!(
+        "{:<16} {:>9} {:>11} {:>8} {:>8}  95% interval",
+        "case base", "cases", "mean elo", "games", "Elo"
+    );
+    for p in &r.players {
+        println!(
+            "{:<16} {:>9} {:>11} {:>8} {:>8.0}  [{:.0}, {:.0}]",
+            p.name,
+            p.cases,
+            p.mean_mover_elo.map_or("-".into(), |e| format!("{e:.0}")),
+            p.games,
+            p.elo,
+            p.ci_low,
+            p.ci_high
+        );
+    }
+    if let (Some(rho), Some(pv)) = (r.spearman, r.p_value) {
+        println!("Spearman rank correlation of rating and Elo: {rho:.3} (two-sided p = {pv:.4})");
+    }
+    println!("{}", r.answer);
+    if let Some(svg) = &r.svg {
+        println!("chart: {svg}");
+    }
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! `precedent match`.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use precedent::tournament::game::Adjudication;
+use precedent::tournament::openings::{Opening, load};
+use precedent::tournament::player::{PlayerSpec, TimeControl};
+use precedent::tournament::{MatchConfig, MatchReport, Pairing, run};
+
+/// Arguments of `precedent match`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A player (repeatable, at least two): `precedent:name=N,casebase=FILE,k=32,p=16,mode=…,
+    /// weights=1:1:1:1:1:1`, `uci:name=N,cmd=/usr/games/stockfish,opt.Skill Level=0,tc=10+0.1`,
+    /// or `random:name=N`.
+    #[arg(long = "player", value_name = "SPEC", required = true)]
+    players: Vec<PlayerSpec>,
+    /// round-robin (every pair) or gauntlet (the first player against the others).
+    #[arg(long, value_enum, default_value_t = Pairing::RoundRobin)]
+    pairing: Pairing,
+    /// Games per pair (even: each opening is played twice, colours reversed).
+    #[arg(long, default_value_t = 2)]
+    games: usize,
+    /// Opening suite: .pgn/.pgn.zst (end positions of the games) or .epd; default: the initial
+    /// position.
+    #[arg(long)]
+    openings: Option<String>,
+    /// Time control, SECONDS+INCREMENT (a player's own tc= overrides it).
+    #[arg(long, default_value = "10+0.1")]
+    tc: TimeControl,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Seed for the opening order and the players' randomness.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Adjudicate a draw after this many plies (after the opening).
+    #[arg(long)]
+    max_plies: Option<u32>,
+    /// Resign adjudication from an external engine's score: CP:MOVES (e.g. 1000:3).
+    #[arg(long, value_name = "CP:MOVES")]
+    resign: Option<String>,
+    /// Write every game here.
+    #[arg(long, value_name = "FILE")]
+    pgn_out: Option<PathBuf>,
+    /// Anchor the ratings: NAME=ELO (default: the players' mean is 0).
+    #[arg(long, value_name = "NAME=ELO")]
+    anchor: Option<String>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Parses `CP:MOVES`.
+pub fn parse_resign(s: &str) -> Result<(i32, u32)> {
+    let (cp, moves) = s
+        .split_once(':')
+        .ok_or_else(|| anyhow::anyhow!("--resign {s:?}: expected CP:MOVES"))?;
+    Ok((cp.trim().parse()?, moves.trim().parse()?))
+}
+
+/// Runs `precedent match`.
+pub fn run_cmd(args: Args) -> Result<()> {
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let openings = match &args.openings {
+        Some(path) => load(path, 100_000)?,
+        None => vec![Opening::startpos()],
+    };
+    let anchor = match &args.anchor {
+        Some(a) => {
+            let (name, elo) = a
+                .rsplit_once('=')
+                .ok_or_else(|| anyhow::anyhow!("--anchor {a:?}: expected NAME=ELO"))?;
+            Some((name.to_string(), elo.trim().parse::<f64>()?))
+        }
+        None => None,
+    };
+    let cfg = MatchConfig {
+        players: args.players,
+        pairing: args.pairing,
+        games_per_pair: args.games,
+        openings,
+        tc: args.tc,
+        concurrency: args.concurrency,
+        seed: args.seed,
+        adjudication: Adjudication {
+            max_plies: args.max_plies,
+            resign: args.resign.as_deref().map(parse_resign).transpose()?,
+        },
+        pgn_out: args.pgn_out,
+        anchor,
+        event: "Precedent match".into(),
+    };
+    let report = run(&cfg)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_report(&report);
+    }
+    Ok(())
+}
+
+/// The human-readable match report.
+pub fn print_report(r: &MatchReport) {
+    println!(
+        "{:<24} {:>6} {:>7} {:>5} {:>5} {:>5} {:>8}  {:<17} failures",
+        "player", "games", "score", "won", "drawn", "lost", "elo", "95% interval"
+    );
+    let mut order: Vec<usize> = (0..r.players.len()).collect();
+    order.sort_by(|&a, &b| r.players[b].elo.total_cmp(&r.players[a].elo));
+    for &i in &order {
+        let p = &r.players[i];
+        println!(
+            "{:<24} {:>6} {:>7.1} {:>5} {:>5} {:>5} {:>8.0}  [{:>6.0}, {:>6.0}]  {}",
+            p.name,
+            p.games,
+            p.score,
+            p.wins,
+            p.draws,
+            p.losses,
+            p.elo,
+            p.ci_low,
+            p.ci_high,
+            p.failures
+        );
+    }
+    println!("Elo anchored to: {}", r.anchor);
+    println!("crosstable (points scored by the row player against the column player):");
+    print!("{:<24}", "");
+    for &j in &order {
+        print!(" {:>10.10}", r.players[j].name);
+    }
+    println!();
+    for &i in &order {
+        print!("{:<24}", r.players[i].name);
+        for &j in &order {
+            if i == j || r.crosstable.games[i][j] == 0 {
+                print!(" {:>10}", "-");
+            } else {
+                print!(
+                    " {:>10}",
+                    format!("{}/{}", r.crosstable.points[i][j], r.crosstable.games[i][j])
+                );
+            }
+        }
+        println!();
+    }
+    println!("pairs:");
+    for p in &r.pairwise {
+        let rec = &p.record;
+        println!(
+            "  {} vs {}: +{} ={} -{} ({:.1}%), Elo difference {:+.0}, LOS {:.1}%",
+            p.a_name,
+            p.b_name,
+            rec.wins,
+            rec.draws,
+            rec.losses,
+            rec.score * 100.0,
+            rec.elo_diff,
+            rec.los * 100.0
+        );
+    }
+    let mut terms: Vec<_> = r.terminations.iter().collect();
+    terms.sort();
+    println!(
+        "terminations: {}",
+        terms
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!("{} failures; {:.1} s", r.failures.len(), r.seconds);
+}

@@ -1,0 +1,241 @@
+//! One game between two live players, with real clocks, ended by the rules, by adjudication, or
+//! by a player's failure (crash, stall, illegal move, flag).
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
+
+use super::openings::Opening;
+use super::player::{Clocks, Failure, Live, TimeControl};
+use crate::casebase::GameResult;
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Termination {
+    Checkmate,
+    Stalemate,
+    Threefold,
+    FiftyMoves,
+    InsufficientMaterial,
+    /// Drawn by the `max plies` adjudication.
+    MaxPlies,
+    /// An external engine's score stayed past the resign threshold.
+    Resignation,
+    /// A player's flag fell.
+    TimeForfeit,
+    /// A player sent an illegal move.
+    IllegalMove(String),
+    /// A player crashed or could not be started.
+    Crash(String),
+    /// A player stopped answering.
+    Stall(String),
+}
+
+impl Termination {
+    /// The PGN `Termination` tag value.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Termination::Checkmate
+            | Termination::Stalemate
+            | Termination::Threefold
+            | Termination::FiftyMoves
+            | Termination::InsufficientMaterial => "normal",
+            Termination::MaxPlies | Termination::Resignation => "adjudication",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::IllegalMove(_) => "illegal move",
+            Termination::Crash(_) | Termination::Stall(_) => "rules infraction",
+        }
+    }
+
+    /// A one-line description.
+    pub fn describe(&self) -> String {
+        match self {
+            Termination::Checkmate => "checkmate".into(),
+            Termination::Stalemate => "stalemate".into(),
+            Termination::Threefold => "threefold repetition".into(),
+            Termination::FiftyMoves => "fifty-move rule".into(),
+            Termination::InsufficientMaterial => "insufficient material".into(),
+            Termination::MaxPlies => "adjudicated draw: maximum plies reached".into(),
+            Termination::Resignation => {
+                "adjudicated: engine score past the resign threshold".into()
+            }
+            Termination::TimeForfeit => "loses on time".into(),
+            Termination::IllegalMove(d) => format!("illegal move ({d})"),
+            Termination::Crash(d) => format!("engine failure ({d})"),
+            Termination::Stall(d) => format!("engine stalled ({d})"),
+        }
+    }
+
+    /// Whether the game ended through a player's fault rather than on the board.
+    pub fn is_failure(&self) -> bool {
+        matches!(
+            self,
+            Termination::TimeForfeit
+                | Termination::IllegalMove(_)
+                | Termination::Crash(_)
+                | Termination::Stall(_)
+        )
+    }
+}
+
+/// Optional early ends.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Adjudication {
+    /// Draw after this many plies (after the opening).
+    pub max_plies: Option<u32>,
+    /// (centipawns, moves): an external engine whose own score is ≤ −cp (or ≥ +cp) for this
+    /// many of its consecutive moves loses (or wins).
+    pub resign: Option<(i32, u32)>,
+}
+
+/// A finished game.
+#[derive(Clone, Debug)]
+pub struct GameRecordOut {
+    pub result: GameResult,
+    pub termination: Termination,
+    /// Who ended it by failing, if anyone.
+    pub culprit: Option<Color>,
+    /// Moves played after the opening.
+    pub moves: Vec<Move>,
+    /// The final position.
+    pub final_position: Chess,
+}
+
+fn loss_for(side: Color) -> GameResult {
+    match side {
+        Color::White => GameResult::BlackWins,
+        Color::Black => GameResult::WhiteWins,
+    }
+}
+
+/// Plays a game from `opening`. `tc` is White's and Black's time control.
+pub fn play(
+    white: &mut Live,
+    black: &mut Live,
+    opening: &Opening,
+    tc: [TimeControl; 2],
+    adj: &Adjudication,
+) -> GameRecordOut {
+    let mut pos = opening.position.clone();
+    let mut history: Vec<Move> = opening.moves.clone();
+    let mut played = Vec::new();
+    let mut seen: HashMap<Zobrist64, u8> = HashMap::new();
+    let mut clock = [tc[0].base, tc[1].base];
+    let mut streak = [(0u32, 0i8); 2];
+    let finish = |result, termination, culprit, played: Vec<Move>, pos: Chess| GameRecordOut {
+        result,
+        termination,
+        culprit,
+        moves: played,
+        final_position: pos,
+    };
+    for (side, live) in [(Color::White, &mut *white), (Color::Black, &mut *black)] {
+        if let Err(f) = live.new_game() {
+            return finish(loss_for(side), failure(f), Some(side), played, pos);
+        }
+    }
+    loop {
+        *seen
+            .entry(pos.zobrist_hash(EnPassantMode::Legal))
+            .or_default() += 1;
+        if pos.is_checkmate() {
+            return finish(
+                loss_for(pos.turn()),
+                Termination::Checkmate,
+                None,
+                played,
+                pos,
+            );
+        }
+        if pos.is_stalemate() {
+            return finish(GameResult::Draw, Termination::Stalemate, None, played, pos);
+        }
+        if pos.is_insufficient_material() {
+            return finish(
+                GameResult::Draw,
+                Termination::InsufficientMaterial,
+                None,
+                played,
+                pos,
+            );
+        }
+        if pos.halfmoves() >= 100 {
+            return finish(GameResult::Draw, Termination::FiftyMoves, None, played, pos);
+        }
+        if seen.values().any(|&n| n >= 3) {
+            return finish(GameResult::Draw, Termination::Threefold, None, played, pos);
+        }
+        if adj.max_plies.is_some_and(|m| played.len() as u32 >= m) {
+            return finish(GameResult::Draw, Termination::MaxPlies, None, played, pos);
+        }
+        let side = pos.turn();
+        let i = usize::from(side == Color::Black);
+        let clocks = Clocks {
+            white: clock[0],
+            black: clock[1],
+            white_inc: tc[0].increment,
+            black_inc: tc[1].increment,
+        };
+        let started = Instant::now();
+        let live = if side == Color::White {
+            &mut *white
+        } else {
+            &mut *black
+        };
+        let thought = live.think(&opening.fen, &history, &pos, &clocks);
+        let used = started.elapsed();
+        let thought = match thought {
+            Ok(t) => t,
+            Err(f) => return finish(loss_for(side), failure(f), Some(side), played, pos),
+        };
+        if used > clock[i] {
+            return finish(
+                loss_for(side),
+                Termination::TimeForfeit,
+                Some(side),
+                played,
+                pos,
+            );
+        }
+        clock[i] = clock[i] - used + tc[i].increment;
+        if let (Some((cp, moves)), Some(score)) = (adj.resign, thought.score) {
+            let s = score.to_cp(10_000);
+            let dir = if s <= -cp {
+                -1
+            } else if s >= cp {
+                1
+            } else {
+                0
+            };
+            streak[i] = if dir != 0 && dir == streak[i].1 {
+                (streak[i].0 + 1, dir)
+            } else {
+                (u32::from(dir != 0), dir)
+            };
+            if streak[i].0 >= moves && moves > 0 {
+                let result = if dir < 0 {
+                    loss_for(side)
+                } else {
+                    loss_for(!side)
+                };
+                history.push(thought.mv);
+                played.push(thought.mv);
+                pos.play_unchecked(thought.mv);
+                return finish(result, Termination::Resignation, None, played, pos);
+            }
+        }
+        history.push(thought.mv);
+        played.push(thought.mv);
+        pos.play_unchecked(thought.mv);
+    }
+}
+
+fn failure(f: Failure) -> Termination {
+    match f {
+        Failure::Crash(d) => Termination::Crash(d),
+        Failure::Stall(d) => Termination::Stall(d),
+        Failure::Illegal(d) => Termination::IllegalMove(d),
+    }
+}

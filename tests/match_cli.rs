@@ -1,0 +1,232 @@
+//! `precedent match` and `precedent experiment`, driven as a user would.
+
+mod common;
+
+use common::{fixture, run_json};
+
+fn engine(name: &str) -> String {
+    format!(
+        "uci:name={name},cmd=bash {}",
+        fixture(&format!("engines/{name}.sh")).display()
+    )
+}
+
+#[test]
+fn broken_engines_lose_their_games_and_the_match_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn = dir.path().join("games.pgn");
+    let exits = engine("exits");
+    let illegal = engine("illegal");
+    let silent = engine("silent");
+    let r = run_json(&[
+        "match",
+        "--player",
+        "precedent:name=cbr,seed=1",
+        "--player",
+        &exits,
+        "--player",
+        &illegal,
+        "--player",
+        &silent,
+        "--pairing",
+        "gauntlet",
+        "--games",
+        "2",
+        "--tc",
+        "0.5+0",
+        "--pgn-out",
+        pgn.to_str().expect("path"),
+        "--json",
+    ]);
+    let players = r["players"].as_array().expect("players");
+    let row = |name: &str| {
+        players
+            .iter()
+            .find(|p| p["name"] == name)
+            .expect("player row")
+            .clone()
+    };
+    // Precedent wins all six games; each broken engine loses both of its games by failing.
+    assert_eq!(row("cbr")["score"], 6.0, "{r}");
+    for name in ["exits", "illegal", "silent"] {
+        let p = row(name);
+        assert_eq!(
+            (
+                p["games"].as_u64(),
+                p["losses"].as_u64(),
+                p["failures"].as_u64()
+            ),
+            (Some(2), Some(2), Some(2)),
+            "{name}: {p}"
+        );
+    }
+    let failures: Vec<String> = r["failures"]
+        .as_array()
+        .expect("failures")
+        .iter()
+        .map(|f| f.as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(failures.len(), 6);
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("exits") && f.contains("engine failure")),
+        "{failures:?}"
+    );
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("illegal") && f.contains("illegal move")),
+        "{failures:?}"
+    );
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("silent") && f.contains("stalled")),
+        "{failures:?}"
+    );
+    let text = std::fs::read_to_string(&pgn).expect("pgn written");
+    assert_eq!(text.matches("[Event ").count(), 6);
+    assert!(text.contains("[Termination \"illegal move\"]"));
+}
+
+#[test]
+fn match_pgn_replays_legally_and_the_crosstable_adds_up() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn = dir.path().join("games.pgn");
+    let openings = fixture("small.pgn");
+    let r = run_json(&[
+        "match",
+        "--player",
+        "precedent:name=a,k=1,seed=3",
+        "--player",
+        "precedent:name=b,k=32,seed=4",
+        "--player",
+        "random:name=r",
+        "--games",
+        "4",
+        "--tc",
+        "5+0.05",
+        "--openings",
+        openings.to_str().expect("path"),
+        "--concurrency",
+        "2",
+        "--max-plies",
+        "120",
+        "--pgn-out",
+        pgn.to_str().expect("path"),
+        "--json",
+    ]);
+    // Round robin of three: 3 pairs × 4 games.
+    let games = r["games"].as_array().expect("games").len();
+    assert_eq!(games, 12);
+    let ct = &r["crosstable"];
+    let total: f64 = ct["total_points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .map(|v| v.as_f64().expect("f64"))
+        .sum();
+    assert!(
+        (total - 12.0).abs() < 1e-9,
+        "points sum to the number of games: {total}"
+    );
+    let played: u64 = ct["total_games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .map(|v| v.as_u64().expect("u64"))
+        .sum();
+    assert_eq!(played, 24, "each game counted once per player");
+    for i in 0..3 {
+        for j in 0..3 {
+            if i != j {
+                let pij = ct["points"][i][j].as_f64().expect("f64");
+                let pji = ct["points"][j][i].as_f64().expect("f64");
+                assert!((pij + pji - ct["games"][i][j].as_f64().expect("f64")).abs() < 1e-9);
+            }
+        }
+    }
+    // The PGN replays: building a case base from it in strict mode fails on any illegal move.
+    let cb = dir.path().join("replay.cb");
+    let b = run_json(&[
+        "build",
+        pgn.to_str().expect("path"),
+        "-o",
+        cb.to_str().expect("path"),
+        "--strict",
+        "--json",
+    ]);
+    assert_eq!(b["games_read"], 12, "{b}");
+    let elo_sum: f64 = r["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| p["elo"].as_f64().expect("elo"))
+        .sum();
+    assert!(elo_sum.abs() < 1e-6, "mean anchor: {elo_sum}");
+}
+
+#[test]
+fn experiment_builds_case_bases_plays_and_answers() {
+    let Some(rapid) = common::shared_data("lichess-rapid-2014-2022.pgn.zst") else {
+        panic!("../shared/data is missing");
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("exp");
+    let r = run_json(&[
+        "experiment",
+        "--pgn",
+        rapid.to_str().expect("path"),
+        "--bands",
+        "1000-1399,1400-1799,1800-2199,2200-",
+        "--max-games",
+        "200",
+        "--games",
+        "2",
+        "--tc",
+        "2+0.02",
+        "--max-plies",
+        "80",
+        "--concurrency",
+        "2",
+        "--out-dir",
+        out.to_str().expect("path"),
+        "--json",
+    ]);
+    let players = r["players"].as_array().expect("players");
+    assert_eq!(players.len(), 4);
+    for p in players {
+        for key in ["name", "games", "score", "elo", "ci_low", "ci_high"] {
+            assert!(!p[key].is_null(), "{key} missing in {p}");
+        }
+        assert_eq!(p["games"], 6, "round robin of four, two games a pair");
+        let mean = p["mean_mover_elo"].as_f64().expect("mean rating");
+        assert!(mean > 900.0, "{p}");
+    }
+    // With so few, short games every game may be drawn; then no ranking exists, and the
+    // answer must say so rather than invent one.
+    let answer = r["answer"].as_str().expect("answer");
+    let elos: Vec<f64> = players
+        .iter()
+        .map(|p| p["elo"].as_f64().expect("elo"))
+        .collect();
+    if elos.iter().all(|e| (e - elos[0]).abs() < 1e-6) {
+        assert!(
+            r["spearman"].is_null() && answer.starts_with("No answer"),
+            "{r}"
+        );
+    } else {
+        assert!(r["spearman"].is_f64() && r["p_value"].is_f64(), "{r}");
+        assert!(
+            ["Yes", "No, the reverse", "Not shown"]
+                .iter()
+                .any(|s| answer.starts_with(s)),
+            "{answer}"
+        );
+    }
+
+    let svg = std::fs::read_to_string(out.join("elo.svg")).expect("chart written");
+    assert!(svg.starts_with("<svg") && svg.matches("<circle").count() == 4);
+    assert!(out.join("games.pgn").exists() && out.join("1000-1399.cb").exists());
+}
