@@ -18,8 +18,9 @@ use crate::client::{ClientError, Engine, Limit};
 use crate::epd::{EpdRecord, solves};
 use crate::pgn::{GameVisitor, InputError, Selection, open_input};
 use crate::position::fen_of;
-use crate::reasoner::{DecideLimits, ReasonerConfig, decide};
+use crate::reasoner::ReasonerConfig;
 use crate::retrieve::tie_key;
+use crate::think::{ThinkLimits, think};
 
 /// A position to evaluate on: what the human played there.
 #[derive(Clone, Debug)]
@@ -202,6 +203,9 @@ pub struct Report {
     pub seconds: f64,
     #[serde(flatten)]
     pub sampling: SampleStats,
+    /// Move quality, with `--judge`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub judged: Option<Judged>,
 }
 
 /// Summarises outcomes.
@@ -250,6 +254,7 @@ pub fn report(
             .then(|| sims.iter().sum::<f64>() / sims.len() as f64),
         seconds,
         sampling: stats,
+        judged: None,
     }
 }
 
@@ -283,16 +288,16 @@ pub fn run_reasoner(
                 seed: Some(tie_key(seed, i)),
                 ..cfg.clone()
             };
-            let limits = DecideLimits {
+            let limits = ThinkLimits {
                 deadline: movetime.map(|t| Instant::now() + t),
-                ..DecideLimits::default()
+                ..ThinkLimits::default()
             };
-            let o = match decide(cb, pos, &cfg, limits, CastlingMode::Standard) {
-                Ok(d) => Outcome {
-                    matched: expected.is_some_and(|e| e == d.mv),
-                    played: Some(d.mv),
-                    exact: d.cases.iter().any(|c| c.exact),
-                    top_similarity: Some(f64::from(d.score256) / 256.0),
+            let o = match think(cb, pos, &cfg, limits, CastlingMode::Standard) {
+                Ok(t) => Outcome {
+                    matched: expected.is_some_and(|e| e == t.mv),
+                    played: Some(t.mv),
+                    exact: t.decision.cases.iter().any(|c| c.exact),
+                    top_similarity: Some(f64::from(t.decision.score256) / 256.0),
                 },
                 Err(_) => Outcome::default(),
             };
@@ -447,4 +452,110 @@ mod tests {
             )
         );
     }
+}
+
+/// Move quality as an external engine judges it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Judged {
+    /// Positions judged.
+    pub judged: u64,
+    pub mean_cp_loss: f64,
+    pub blunder_rate: f64,
+    pub human_mean_cp_loss: Option<f64>,
+    pub human_blunder_rate: Option<f64>,
+}
+
+/// A loss of at least this many centipawns (mover's view) is a blunder.
+pub const BLUNDER_CP: i32 = 200;
+/// Mate scores count as this many centipawns.
+pub const MATE_CAP: i32 = 1000;
+
+/// The judge's value of playing `m` in `pos`, from the mover's side (capped at ±MATE_CAP).
+fn value_after(
+    engine: &mut Engine,
+    pos: &Chess,
+    m: &Move,
+    limit: &Limit,
+) -> Result<i32, ClientError> {
+    let mut next = pos.clone();
+    next.play_unchecked(*m);
+    if next.is_checkmate() {
+        return Ok(MATE_CAP);
+    }
+    if next.is_stalemate() || next.is_insufficient_material() {
+        return Ok(0);
+    }
+    let r = engine.go(
+        &format!("fen {}", fen_of(&next)),
+        &limit.go_args(),
+        Duration::from_secs(120),
+    )?;
+    Ok(-r.score.map_or(0, |s| s.to_cp(MATE_CAP)))
+}
+
+/// Centipawn losses of the engine's and the human's move in one position.
+type Losses = (Option<i32>, Option<i32>);
+
+/// Centipawn loss of the engine's moves (and of the humans' moves, when given) on `positions`,
+/// judged by an external engine: loss = value of the judge's best move − value of the move.
+pub fn judge(
+    command: &str,
+    options: &[(String, String)],
+    limit: Limit,
+    positions: &[(Chess, Option<Move>, Option<Move>)],
+    threads: usize,
+) -> Result<Judged, EvalError> {
+    let bar = progress(positions.len(), "positions judged");
+    let chunk = positions.len().div_ceil(threads.max(1)).max(1);
+    let parts: Result<Vec<Vec<Losses>>, EvalError> = positions
+        .par_chunks(chunk)
+        .map(|part| {
+            let mut engine = Engine::start(command, options, Duration::from_secs(10))?;
+            let mut out = Vec::with_capacity(part.len());
+            for (pos, played, human) in part {
+                let best = engine.go(
+                    &format!("fen {}", fen_of(pos)),
+                    &limit.go_args(),
+                    Duration::from_secs(120),
+                )?;
+                let best = best.score.map_or(0, |s| s.to_cp(MATE_CAP));
+                let loss = |m: &Move, engine: &mut Engine| -> Result<i32, ClientError> {
+                    Ok((best - value_after(engine, pos, m, &limit)?).max(0))
+                };
+                let engine_loss = match played {
+                    Some(m) => Some(loss(m, &mut engine)?),
+                    None => None,
+                };
+                let human_loss = match (human, played, engine_loss) {
+                    (Some(h), Some(p), Some(l)) if h == p => Some(l),
+                    (Some(h), _, _) => Some(loss(h, &mut engine)?),
+                    _ => None,
+                };
+                out.push((engine_loss, human_loss));
+                bar.inc(1);
+            }
+            engine.quit();
+            Ok(out)
+        })
+        .collect();
+    bar.finish_and_clear();
+    let all: Vec<Losses> = parts?.into_iter().flatten().collect();
+    let stats = |losses: Vec<i32>| -> Option<(f64, f64)> {
+        if losses.is_empty() {
+            return None;
+        }
+        let n = losses.len() as f64;
+        let mean = losses.iter().map(|&l| f64::from(l)).sum::<f64>() / n;
+        let blunders = losses.iter().filter(|&&l| l >= BLUNDER_CP).count() as f64 / n;
+        Some((mean, blunders))
+    };
+    let engine_stats = stats(all.iter().filter_map(|a| a.0).collect());
+    let human_stats = stats(all.iter().filter_map(|a| a.1).collect());
+    Ok(Judged {
+        judged: all.iter().filter(|a| a.0.is_some()).count() as u64,
+        mean_cp_loss: engine_stats.map_or(0.0, |s| s.0),
+        blunder_rate: engine_stats.map_or(0.0, |s| s.1),
+        human_mean_cp_loss: human_stats.map(|s| s.0),
+        human_blunder_rate: human_stats.map(|s| s.1),
+    })
 }

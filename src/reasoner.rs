@@ -28,6 +28,9 @@ pub struct ReasonerConfig {
     pub weights: Weights,
     /// Seed of the tie-breaking; `None` draws a fresh one for every decision.
     pub seed: Option<u64>,
+    /// The revise stage (a tactical check of the cases' proposals).
+    #[serde(default)]
+    pub revise: crate::revise::ReviseConfig,
 }
 
 /// Defaults measured with `precedent eval` (1400–1799 Lichess rapid, 10 % of games held out,
@@ -43,6 +46,7 @@ impl Default for ReasonerConfig {
             mode: Mode::Normalised,
             weights: Weights::default(),
             seed: None,
+            revise: crate::revise::ReviseConfig::default(),
         }
     }
 }

@@ -1,4 +1,6 @@
-//! `precedent eval` on fixtures whose answers are known.
+//! `precedent eval` on fixtures whose answers are known. Retrieval alone (`--revise false`):
+//! these check the imitation measurement, not the tactical check. Retrieval alone (`--revise false`):
+//! these check the imitation measurement, not the tactical check.
 
 mod common;
 
@@ -50,6 +52,8 @@ fn replaying_known_positions_matches_every_move_exactly() {
         &cb,
         "--k",
         "1",
+        "--revise",
+        "false",
         "--json",
     ]);
     assert_eq!(r["positions"], 11, "{r}");
@@ -87,6 +91,8 @@ fn contamination_guard_excludes_and_counts_games_of_the_case_base() {
         held.to_str().expect("path"),
         "--casebase",
         &cb,
+        "--revise",
+        "false",
         "--json",
     ]);
     assert_eq!(r["games_in_casebase"], 1, "{r}");
@@ -101,6 +107,8 @@ fn contamination_guard_excludes_and_counts_games_of_the_case_base() {
         own.to_str().expect("path"),
         "--casebase",
         &cb,
+        "--revise",
+        "false",
     ]);
     assert!(!o.status.success());
     assert!(
@@ -126,6 +134,8 @@ fn mover_filters_and_skip_plies_select_positions() {
         &cb,
         "--min-elo",
         "2000",
+        "--revise",
+        "false",
         "--json",
     ]);
     assert_eq!(r["positions"], 5);
@@ -139,6 +149,8 @@ fn mover_filters_and_skip_plies_select_positions() {
         "4",
         "--player",
         "BOB",
+        "--revise",
+        "false",
         "--json",
     ]);
     // bob's moves at plies 4, 6, 8, 10.
@@ -153,6 +165,8 @@ fn mover_filters_and_skip_plies_select_positions() {
         "3",
         "--seed",
         "5",
+        "--revise",
+        "false",
         "--json",
     ]);
     assert_eq!(r["positions"], 3);
@@ -178,6 +192,8 @@ fn epd_suite_reports_solved_positions_and_points() {
         &cb,
         "--k",
         "1",
+        "--revise",
+        "false",
         "--json",
     ]);
     assert_eq!(

@@ -9,7 +9,7 @@ use precedent::casebase::CaseBase;
 use precedent::client::Limit;
 use precedent::epd::{EpdRecord, parse_line};
 use precedent::eval::{
-    EpdReport, Outcome, Report, casebase_keys, epd_report, report, run_engine, run_reasoner,
+    EpdReport, Outcome, Report, casebase_keys, epd_report, judge, report, run_engine, run_reasoner,
     sample_positions,
 };
 use precedent::pgn::Selection;
@@ -56,6 +56,13 @@ pub struct Args {
     /// An option for the external engine, NAME=VALUE (repeatable).
     #[arg(long = "engine-option", value_name = "NAME=VALUE")]
     engine_options: Vec<String>,
+    /// Judge move quality with this UCI engine (e.g. /usr/games/stockfish): centipawn loss and
+    /// blunder rate of the engine's moves and of the humans' moves.
+    #[arg(long, value_name = "CMD")]
+    judge: Option<String>,
+    /// The judge's limit per position.
+    #[arg(long, default_value = "depth=12")]
+    judge_limit: String,
     #[command(flatten)]
     reasoner: ReasonerArgs,
     /// Print one JSON object.
@@ -104,13 +111,7 @@ fn moves_for(
     }
     let cfg = args.reasoner.config()?;
     let seed = cfg.seed.unwrap_or(1);
-    let outcomes = run_reasoner(
-        cb,
-        positions,
-        &cfg,
-        args.movetime.map(Duration::from_millis),
-        seed,
-    );
+    let outcomes = run_reasoner(cb, positions, &cfg, movetime(args, &cfg), seed);
     let name = format!(
         "precedent ({}, mode {}, k {}, p {}, weights {})",
         cb.name(),
@@ -149,13 +150,23 @@ fn run_pgn(args: &Args, threads: usize) -> Result<()> {
         .map(|s| (s.pos.clone(), Some(s.human)))
         .collect();
     let (name, outcomes) = moves_for(args, &cb, &positions, threads)?;
-    let r = report(
+    let mut r = report(
         name,
         &samples,
         &outcomes,
         stats,
         started.elapsed().as_secs_f64(),
     );
+    if let Some(judge_cmd) = &args.judge {
+        let limit: Limit = args.judge_limit.parse()?;
+        let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
+            .iter()
+            .zip(&outcomes)
+            .map(|(s, o)| (s.pos.clone(), o.played, Some(s.human)))
+            .collect();
+        r.judged = Some(judge(judge_cmd, &[], limit, &items, threads)?);
+        r.seconds = started.elapsed().as_secs_f64();
+    }
     if args.json {
         println!("{}", serde_json::to_string(&r)?);
     } else {
@@ -200,6 +211,18 @@ fn print_report(r: &Report) {
                 g.ci_high * 100.0
             );
         }
+    }
+    if let Some(j) = &r.judged {
+        println!(
+            "move quality ({} positions judged): engine mean loss {:.0} cp, blunders {:.1}%; humans {} cp, {}",
+            j.judged,
+            j.mean_cp_loss,
+            j.blunder_rate * 100.0,
+            j.human_mean_cp_loss
+                .map_or("-".into(), |v| format!("{v:.0}")),
+            j.human_blunder_rate
+                .map_or("-".into(), |v| format!("{:.1}%", v * 100.0))
+        );
     }
     println!("{:.1} s", r.seconds);
 }
@@ -249,3 +272,16 @@ fn run_epd(args: &Args, path: &PathBuf, threads: usize) -> Result<()> {
     }
     Ok(())
 }
+
+/// Time per position: `--movetime`, or 100 ms when the revise search is on (it needs a limit;
+/// pure retrieval scans the whole case base regardless).
+fn movetime(args: &Args, cfg: &precedent::reasoner::ReasonerConfig) -> Option<Duration> {
+    match args.movetime {
+        Some(ms) => Some(Duration::from_millis(ms)),
+        None if cfg.revise.enabled => Some(Duration::from_millis(DEFAULT_REVISE_MOVETIME_MS)),
+        None => None,
+    }
+}
+
+/// Default time per position with revise on.
+const DEFAULT_REVISE_MOVETIME_MS: u64 = 100;

@@ -2,7 +2,11 @@
 
 use anyhow::{Result, bail};
 use precedent::position::{parse_fen, play_moves};
-use precedent::reasoner::{DecideError, DecideLimits, Decision, decide};
+use std::time::{Duration, Instant};
+
+use precedent::reasoner::DecideError;
+use precedent::revise::describe_value;
+use precedent::think::{ThinkLimits, Thought, think};
 use shakmaty::{CastlingMode, Chess};
 
 use super::reasoner_args::ReasonerArgs;
@@ -19,6 +23,9 @@ pub struct Args {
     /// Moves to play first, in UCI notation.
     #[arg(long, num_args = 1.., value_name = "MOVE")]
     moves: Vec<String>,
+    /// Thinking time in milliseconds (retrieval, then the revise search).
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    movetime: u64,
     /// Number of candidates to list.
     #[arg(long, default_value_t = 5)]
     show: usize,
@@ -38,14 +45,12 @@ pub fn run(args: Args) -> Result<()> {
     let pos = play_moves(start, &args.moves)?;
     let cfg = args.reasoner.config()?;
     let cb = args.reasoner.casebase()?;
-    let decision = match decide(
-        &cb,
-        &pos,
-        &cfg,
-        DecideLimits::default(),
-        CastlingMode::Standard,
-    ) {
-        Ok(d) => d,
+    let limits = ThinkLimits {
+        deadline: Some(Instant::now() + Duration::from_millis(args.movetime)),
+        ..ThinkLimits::default()
+    };
+    let thought = match think(&cb, &pos, &cfg, limits, CastlingMode::Standard) {
+        Ok(t) => t,
         Err(e @ (DecideError::Checkmate | DecideError::Stalemate)) => {
             if args.json {
                 println!(
@@ -57,33 +62,39 @@ pub fn run(args: Args) -> Result<()> {
         }
     };
     if args.json {
-        println!("{}", serde_json::to_string(&json(&decision))?);
+        println!("{}", serde_json::to_string(&json(&thought))?);
     } else {
-        print_text(&decision, args.show);
+        print_text(&thought, args.show);
     }
     Ok(())
 }
 
 /// The `--json` object.
-fn json(d: &Decision) -> serde_json::Value {
+fn json(t: &Thought) -> serde_json::Value {
+    let d = &t.decision;
     serde_json::json!({
-        "bestmove": d.bestmove,
+        "bestmove": t.bestmove,
+        "score": t.score,
+        "retrieved_move": d.bestmove,
         "score256": d.score256,
         "similarity": f64::from(d.score256) / 256.0,
         "case": d.top_case(),
         "ties": d.ties,
         "scanned": d.scanned,
         "total": d.total,
-        "elapsed_ms": d.elapsed.as_secs_f64() * 1e3,
+        "elapsed_ms": t.elapsed.as_secs_f64() * 1e3,
+        "retrieval_ms": d.elapsed.as_secs_f64() * 1e3,
         "seed": d.seed,
         "fallback": d.fallback,
         "vote_share": d.winner().map(|w| w.share),
         "candidates": d.candidates,
+        "revise": t.revised,
     })
 }
 
-fn print_text(d: &Decision, show: usize) {
-    println!("bestmove {}", d.bestmove);
+fn print_text(t: &Thought, show: usize) {
+    let d = &t.decision;
+    println!("bestmove {}", t.bestmove);
     println!(
         "similarity {:.3} ({}/256), {} case(s) tie at the top; scanned {} of {} cases in {:.1} ms",
         f64::from(d.score256) / 256.0,
@@ -134,5 +145,28 @@ fn print_text(d: &Decision, show: usize) {
             c.share * 100.0,
             c.cases
         );
+    }
+    match &t.revised {
+        Some(r) => {
+            println!(
+                "revise (depth {}, {} nodes, {:.0} ms):",
+                r.depth, r.nodes, r.elapsed_ms
+            );
+            for v in &r.verdicts {
+                println!("  {}", v.why);
+            }
+            if r.refuted_all {
+                println!(
+                    "  every case move was refuted: playing the search's own move {} ({})",
+                    r.search_best,
+                    describe_value(r.search_value)
+                );
+            }
+            println!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" "));
+        }
+        None => println!(
+            "score {} (the cases' expected result; revise off)",
+            t.score.uci()
+        ),
     }
 }

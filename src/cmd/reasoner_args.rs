@@ -7,6 +7,7 @@ use precedent::adapt::Weights;
 use precedent::casebase::CaseBase;
 use precedent::reasoner::ReasonerConfig;
 use precedent::retrieve::Mode;
+use precedent::revise::ReviseConfig;
 
 /// The case base and how to reason with it.
 #[derive(clap::Args, Debug, Clone)]
@@ -29,6 +30,15 @@ pub struct ReasonerArgs {
     /// Seed for tie-breaking (default: a fresh random seed).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Check the cases' proposals with a tactical search (false: pure CBR, as in the thesis).
+    #[arg(long, default_value_t = ReviseConfig::default().enabled, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub revise: bool,
+    /// Revise: accept the best-voted candidate within this many centipawns of the best move.
+    #[arg(long, default_value_t = ReviseConfig::default().tolerance, value_name = "CP")]
+    pub tolerance: i32,
+    /// Revise: how many of the best-voted candidates are checked.
+    #[arg(long, default_value_t = ReviseConfig::default().candidates, value_name = "N")]
+    pub candidates: usize,
 }
 
 impl ReasonerArgs {
@@ -45,6 +55,12 @@ impl ReasonerArgs {
             mode: self.mode,
             weights: self.weights,
             seed: self.seed,
+            revise: ReviseConfig {
+                enabled: self.revise,
+                tolerance: self.tolerance,
+                candidates: self.candidates,
+                ..ReviseConfig::default()
+            },
         })
     }
 

@@ -13,8 +13,9 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 use crate::adapt::Weights;
 use crate::casebase::CaseBase;
 use crate::client::{self, Engine, Score};
-use crate::reasoner::{DecideLimits, ReasonerConfig, decide};
+use crate::reasoner::ReasonerConfig;
 use crate::retrieve::Mode;
+use crate::think::{ThinkLimits, think};
 use crate::timeman::{Clock, budget};
 
 /// A time control: base time and increment per move.
@@ -269,13 +270,13 @@ impl Live {
                     ..Clock::default()
                 };
                 let deadline = budget(&clock, Duration::ZERO).map(|b| received + b);
-                let limits = DecideLimits {
+                let limits = ThinkLimits {
                     deadline,
-                    ..DecideLimits::default()
+                    ..ThinkLimits::default()
                 };
-                match decide(cb, pos, config, limits, CastlingMode::Standard) {
-                    Ok(d) => Ok(Thought {
-                        mv: d.mv,
+                match think(cb, pos, config, limits, CastlingMode::Standard) {
+                    Ok(t) => Ok(Thought {
+                        mv: t.mv,
                         score: None,
                     }),
                     Err(e) => Err(Failure::Crash(format!(

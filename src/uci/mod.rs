@@ -24,9 +24,14 @@ use crate::position::{parse_fen, play_moves};
 use crate::reasoner::{
     DecideError, DecideLimits, Decision, ReasonerConfig, decide, expected_to_cp,
 };
+use crate::revise::{Revised, describe_value};
+use crate::think::{EngineScore, ThinkLimits, Thought, think};
 use crate::timeman::{Clock, budget};
 use command::{Command, GoParams, parse};
 use options::{Change, Options};
+
+/// Thinking time of a `go` without any limit.
+const PLAIN_GO: Duration = Duration::from_secs(1);
 
 /// Writes one protocol line to stdout and flushes it. A closed stdout (the GUI has gone) is not
 /// an error worth reporting: stdin will end too.
@@ -268,8 +273,19 @@ impl Engine {
     fn go(&mut self, params: &GoParams, received: Instant) {
         let overhead = Duration::from_millis(self.options.move_overhead);
         let clock = self.clock(params);
-        let deadline = budget(&clock, overhead).map(|b| received + b);
         let hold = params.infinite || params.ponder;
+        let max_depth = params
+            .depth
+            .or(params.mate.map(|m| m.saturating_mul(2).saturating_add(1)));
+        let unlimited = clock.remaining.is_none()
+            && clock.move_time.is_none()
+            && max_depth.is_none()
+            && params.nodes.is_none();
+        // A bare `go` gets a fixed thinking time rather than an endless search.
+        let deadline = match budget(&clock, overhead) {
+            None if unlimited && !hold => Some(received + PLAIN_GO),
+            other => other.map(|b| received + b),
+        };
         let ponder_clock = params.ponder.then_some(Clock {
             infinite: false,
             ..self.clock(&GoParams {
@@ -303,6 +319,8 @@ impl Engine {
             multipv: self.options.multipv,
             ponder: self.options.ponder,
             deadline,
+            max_depth,
+            max_nodes: params.nodes,
             allowed,
             started: received,
             shared: Arc::clone(&shared),
@@ -355,6 +373,8 @@ struct Job {
     multipv: usize,
     ponder: bool,
     deadline: Option<Instant>,
+    max_depth: Option<u32>,
+    max_nodes: Option<u64>,
     allowed: Vec<Move>,
     started: Instant,
     shared: Arc<Shared>,
@@ -379,15 +399,17 @@ impl Job {
         send(&best);
     }
 
-    fn limits(&self) -> DecideLimits<'_> {
-        DecideLimits {
+    fn limits(&self) -> ThinkLimits<'_> {
+        ThinkLimits {
             deadline: self.deadline,
             stop: Some(&self.shared.stop),
             moves: (!self.allowed.is_empty()).then_some(self.allowed.as_slice()),
+            max_depth: self.max_depth,
+            max_nodes: self.max_nodes,
         }
     }
 
-    /// Decides, and returns the `info` lines and the `bestmove` line.
+    /// Thinks, and returns the `info` lines and the `bestmove` line.
     fn think(&self) -> (Vec<String>, String) {
         let Some(cb) = &self.casebase else {
             // No case base could be loaded: still answer with a legal move.
@@ -401,8 +423,8 @@ impl Job {
                 line,
             );
         };
-        let decided = self.pool.install(|| {
-            decide(
+        let thought = self.pool.install(|| {
+            think(
                 cb,
                 &self.position,
                 &self.config,
@@ -410,7 +432,7 @@ impl Job {
                 self.castling,
             )
         });
-        match decided {
+        match thought {
             Err(DecideError::Checkmate) => (
                 vec![
                     "info depth 0 score mate 0".into(),
@@ -425,30 +447,37 @@ impl Job {
                 ],
                 "bestmove 0000".into(),
             ),
-            Ok(d) => {
-                let mut lines = info_lines(&d, self.multipv, self.started.elapsed());
-                let mut best = format!("bestmove {}", d.bestmove);
+            Ok(t) => {
+                let mut lines = info_lines(&t, self.multipv, self.started.elapsed());
+                let mut best = format!("bestmove {}", t.bestmove);
                 if self.ponder
-                    && let Some(reply) = self.ponder_move(cb, &d)
+                    && let Some(reply) = self.ponder_move(cb, &t)
                 {
                     best.push_str(&format!(" ponder {reply}"));
                 }
-                lines.extend(explain(&d));
+                lines.extend(explain(&t.decision));
+                if let Some(r) = &t.revised {
+                    lines.extend(explain_revision(r));
+                }
                 (lines, best)
             }
         }
     }
 
-    /// The move the cases expect in reply, to ponder on.
-    fn ponder_move(&self, cb: &CaseBase, d: &Decision) -> Option<String> {
-        if self.deadline.is_some_and(|t| Instant::now() >= t) {
+    /// The expected reply, to ponder on: the search's principal variation, or the cases' reply.
+    fn ponder_move(&self, cb: &CaseBase, t: &Thought) -> Option<String> {
+        if let Some(reply) = t.revised.as_ref().and_then(|r| r.pv_uci.get(1)) {
+            return Some(reply.clone());
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
         let mut next = self.position.clone();
-        next.play_unchecked(d.mv);
+        next.play_unchecked(t.mv);
         let limits = DecideLimits {
+            deadline: self.deadline,
+            stop: Some(&self.shared.stop),
             moves: None,
-            ..self.limits()
         };
         let reply = self
             .pool
@@ -458,25 +487,73 @@ impl Job {
     }
 }
 
-/// `info` lines with the search figures, one per MultiPV candidate.
-fn info_lines(d: &Decision, multipv: usize, elapsed: Duration) -> Vec<String> {
+/// `info` lines with the search figures, one per MultiPV line.
+fn info_lines(t: &Thought, multipv: usize, elapsed: Duration) -> Vec<String> {
     let ms = elapsed.as_millis() as u64;
-    let nps = d.scanned.saturating_mul(1000) / ms.max(1);
-    let line = |rank: usize, cp: i32, pv: &str| {
-        format!(
-            "info depth 1 seldepth 1 multipv {rank} score cp {cp} nodes {} nps {nps} time {ms} pv {pv}",
-            d.scanned
-        )
-    };
-    if d.candidates.is_empty() {
-        return vec![line(1, 0, &d.bestmove)];
+    let d = &t.decision;
+    match &t.revised {
+        Some(r) => {
+            let nodes = r.nodes;
+            let nps = nodes.saturating_mul(1000) / ms.max(1);
+            r.ranked
+                .iter()
+                .take(multipv.max(1))
+                .enumerate()
+                .map(|(i, (_, value, pv))| {
+                    let pv: Vec<String> = pv.iter().map(|m| m.to_uci(CastlingMode::Standard).to_string()).collect();
+                    // The chosen move is first; its score is the one reported for the move.
+                    let score = if i == 0 { t.score } else { EngineScore::from_value(*value) };
+                    format!(
+                        "info depth {} seldepth {} multipv {} score {} nodes {nodes} nps {nps} time {ms} pv {}",
+                        r.depth,
+                        r.seldepth.max(r.depth),
+                        i + 1,
+                        score.uci(),
+                        if i == 0 { r.pv_uci.join(" ") } else { pv.join(" ") }
+                    )
+                })
+                .collect()
+        }
+        None => {
+            let nps = d.scanned.saturating_mul(1000) / ms.max(1);
+            let line = |rank: usize, cp: i32, pv: &str| {
+                format!(
+                    "info depth 1 seldepth 1 multipv {rank} score cp {cp} nodes {} nps {nps} time {ms} pv {pv}",
+                    d.scanned
+                )
+            };
+            if d.candidates.is_empty() {
+                return vec![line(1, 0, &t.bestmove)];
+            }
+            d.candidates
+                .iter()
+                .take(multipv.max(1))
+                .enumerate()
+                .map(|(i, c)| line(i + 1, c.expected.map_or(0, expected_to_cp), &c.uci))
+                .collect()
+        }
     }
-    d.candidates
+}
+
+/// `info string` lines explaining the verifier's verdicts.
+fn explain_revision(r: &Revised) -> Vec<String> {
+    let mut out: Vec<String> = r
+        .verdicts
         .iter()
-        .take(multipv.max(1))
-        .enumerate()
-        .map(|(i, c)| line(i + 1, c.expected.map_or(0, expected_to_cp), &c.uci))
-        .collect()
+        .map(|v| format!("info string revise: {}", v.why))
+        .collect();
+    if r.refuted_all {
+        out.push(format!(
+            "info string revise: every case move was refuted; playing the search's own move {} ({})",
+            r.search_best,
+            describe_value(r.search_value)
+        ));
+    }
+    out.push(format!(
+        "info string revise: depth {}, {} nodes, {:.0} ms",
+        r.depth, r.nodes, r.elapsed_ms
+    ));
+    out
 }
 
 /// `info string` lines explaining the decision.

@@ -77,6 +77,19 @@ impl Options {
             lines.push(format!("option name W{} type string default {w}", i + 1));
         }
         lines.push("option name Seed type spin default 0 min 0 max 2147483647".to_string());
+        let r = &d.revise;
+        lines.push(format!(
+            "option name Revise type check default {}",
+            r.enabled
+        ));
+        lines.push(format!(
+            "option name Tolerance type spin default {} min 0 max 10000",
+            r.tolerance
+        ));
+        lines.push(format!(
+            "option name Candidates type spin default {} min 1 max 256",
+            r.candidates
+        ));
         lines.push("option name UCI_Chess960 type check default false".to_string());
         lines.push("option name UCI_AnalyseMode type check default false".to_string());
         lines
@@ -144,6 +157,9 @@ impl Options {
                 let s = spin(0, 2_147_483_647)? as u64;
                 self.reasoner.seed = (s != 0).then_some(s);
             }
+            "revise" => self.reasoner.revise.enabled = check()?,
+            "tolerance" => self.reasoner.revise.tolerance = spin(0, 10_000)? as i32,
+            "candidates" => self.reasoner.revise.candidates = spin(1, 256)? as usize,
             "uci_chess960" => self.chess960 = check()?,
             "uci_analysemode" => self.analyse_mode = check()?,
             _ => return Err(format!("no such option: {name}")),

@@ -1,0 +1,545 @@
+//! The verifier's search: negamax alpha-beta with quiescence (captures and promotions), check
+//! extension, a transposition table on Zobrist keys, MVV-LVA, killer and history move ordering,
+//! and iterative deepening under a deadline. It computes exact values for the root moves it is
+//! asked about, so that the revise stage can compare the cases' proposals with the best move.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position, Role};
+
+use super::evaluate::{evaluate, value};
+
+/// Larger than any evaluation.
+pub const INF: i32 = 32_000;
+/// Mate scores are `MATE - plies to mate`.
+pub const MATE: i32 = 31_000;
+/// Scores beyond this are mates.
+pub const MATE_BOUND: i32 = MATE - 1000;
+const MAX_PLY: usize = 96;
+
+/// When to stop searching.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SearchLimits<'a> {
+    /// Abort the search at this instant.
+    pub hard: Option<Instant>,
+    /// Start no new iteration after this instant.
+    pub soft: Option<Instant>,
+    /// Abort when set.
+    pub stop: Option<&'a AtomicBool>,
+    /// Deepest iteration.
+    pub max_depth: u32,
+    /// Abort after this many nodes.
+    pub max_nodes: Option<u64>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    mv: Option<Move>,
+    score: i32,
+    depth: i8,
+    bound: u8,
+}
+
+const EXACT: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+
+/// A root move's value after the last completed iteration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RootValue {
+    pub mv: Move,
+    /// Centipawns (or mate score) from the side to move.
+    pub value: i32,
+    /// Whether `value` is exact; otherwise it is an upper bound (the move is worse).
+    pub exact: bool,
+    /// Principal variation starting with `mv`.
+    pub pv: Vec<Move>,
+}
+
+/// What the root search found.
+#[derive(Clone, Debug)]
+pub struct RootResult {
+    /// Depth of the last completed iteration.
+    pub depth: u32,
+    pub seldepth: u32,
+    pub nodes: u64,
+    /// Values of the root moves, in the order they were given.
+    pub values: Vec<RootValue>,
+    /// The best move and its value.
+    pub best: RootValue,
+}
+
+/// The search state.
+pub struct Searcher<'a> {
+    tt: Vec<Entry>,
+    killers: [[Option<Move>; 2]; MAX_PLY],
+    history: Box<[[i32; 64]; 64]>,
+    path: Vec<u64>,
+    nodes: u64,
+    seldepth: u32,
+    stopped: bool,
+    limits: SearchLimits<'a>,
+}
+
+fn hash_after(pos: &Chess, hash: u64, m: Move, next: &Chess) -> u64 {
+    match pos.update_zobrist_hash(Zobrist64(hash), m, EnPassantMode::Legal) {
+        Some(Zobrist64(h)) => h,
+        None => next.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+    }
+}
+
+fn is_tactical(m: &Move) -> bool {
+    m.is_capture() || m.is_promotion()
+}
+
+fn mvv_lva(m: &Move) -> i32 {
+    let victim = m.capture().map_or(0, value);
+    let promo = m.promotion().map_or(0, value);
+    victim * 16 + promo - value(m.role()) / 10
+}
+
+/// Mate scores stored relative to the node, not the root.
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score + ply as i32
+    } else if score < -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score - ply as i32
+    } else if score < -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+impl<'a> Searcher<'a> {
+    /// A searcher with a transposition table of `2^tt_bits` entries.
+    pub fn new(limits: SearchLimits<'a>, tt_bits: u32) -> Searcher<'a> {
+        Searcher {
+            tt: vec![Entry::default(); 1 << tt_bits],
+            killers: [[None; 2]; MAX_PLY],
+            history: Box::new([[0; 64]; 64]),
+            path: Vec::with_capacity(MAX_PLY),
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            limits,
+        }
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        (key as usize) & (self.tt.len() - 1)
+    }
+
+    fn check_time(&mut self) {
+        if self.nodes & 1023 == 0 {
+            let stop = self.limits.stop.is_some_and(|s| s.load(Ordering::Relaxed));
+            let late = self.limits.hard.is_some_and(|t| Instant::now() >= t);
+            let spent = self.limits.max_nodes.is_some_and(|n| self.nodes >= n);
+            self.stopped |= stop || late || spent;
+        }
+    }
+
+    fn order(&self, pos: &Chess, moves: &mut MoveList, tt_move: Option<Move>, ply: usize) {
+        let _ = pos;
+        let score = |m: &Move| -> i32 {
+            if Some(*m) == tt_move {
+                return 1 << 30;
+            }
+            if is_tactical(m) {
+                return (1 << 20) + mvv_lva(m);
+            }
+            if ply < MAX_PLY && self.killers[ply].contains(&Some(*m)) {
+                return 1 << 19;
+            }
+            match (m.from(), m.to()) {
+                (Some(f), t) => self.history[f as usize][t as usize].min((1 << 18) - 1),
+                _ => 0,
+            }
+        };
+        moves.sort_by_cached_key(|m| std::cmp::Reverse(score(m)));
+    }
+
+    fn quiesce(&mut self, pos: &Chess, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply as u32);
+        self.check_time();
+        if self.stopped {
+            return 0;
+        }
+        let in_check = pos.is_check();
+        let mut moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        if ply >= MAX_PLY - 1 {
+            return evaluate(pos);
+        }
+        if !in_check {
+            let stand = evaluate(pos);
+            if stand >= beta {
+                return stand;
+            }
+            alpha = alpha.max(stand);
+            moves.retain(|m| is_tactical(m));
+        }
+        moves.sort_by_cached_key(|m| std::cmp::Reverse(mvv_lva(m)));
+        let mut best = if in_check { -INF } else { alpha };
+        for m in moves {
+            let mut next = pos.clone();
+            next.play_unchecked(m);
+            let v = -self.quiesce(&next, -beta, -alpha, ply + 1);
+            if self.stopped {
+                return 0;
+            }
+            if v > best {
+                best = v;
+            }
+            if v > alpha {
+                alpha = v;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        mut depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        if ply > 0
+            && (pos.halfmoves() >= 100
+                || self.path.contains(&hash)
+                || pos.is_insufficient_material())
+        {
+            return 0;
+        }
+        let in_check = pos.is_check();
+        if in_check && ply < MAX_PLY / 2 {
+            depth += 1;
+        }
+        if depth <= 0 || ply >= MAX_PLY - 1 {
+            return self.quiesce(pos, alpha, beta, ply);
+        }
+        self.nodes += 1;
+        self.check_time();
+        if self.stopped {
+            return 0;
+        }
+        let slot = self.slot(hash);
+        let entry = self.tt[slot];
+        let tt_move = (entry.key == hash).then_some(entry.mv).flatten();
+        if entry.key == hash && i32::from(entry.depth) >= depth && ply > 0 {
+            let s = from_tt(entry.score, ply);
+            match entry.bound {
+                EXACT => return s,
+                LOWER if s >= beta => return s,
+                UPPER if s <= alpha => return s,
+                _ => {}
+            }
+        }
+        let mut moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        self.order(pos, &mut moves, tt_move, ply);
+        let original_alpha = alpha;
+        let mut best = -INF;
+        let mut best_move = None;
+        self.path.push(hash);
+        for (i, m) in moves.iter().enumerate() {
+            let mut next = pos.clone();
+            next.play_unchecked(*m);
+            let child = hash_after(pos, hash, *m, &next);
+            // Principal variation search: the first move with the full window, the rest with a
+            // null window, re-searched when they beat alpha.
+            let mut v;
+            if i == 0 {
+                v = -self.negamax(&next, child, depth - 1, ply + 1, -beta, -alpha);
+            } else {
+                v = -self.negamax(&next, child, depth - 1, ply + 1, -alpha - 1, -alpha);
+                if v > alpha && v < beta && !self.stopped {
+                    v = -self.negamax(&next, child, depth - 1, ply + 1, -beta, -alpha);
+                }
+            }
+            if self.stopped {
+                self.path.pop();
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_move = Some(*m);
+            }
+            if v > alpha {
+                alpha = v;
+            }
+            if alpha >= beta {
+                if !is_tactical(m) && ply < MAX_PLY {
+                    if self.killers[ply][0] != Some(*m) {
+                        self.killers[ply][1] = self.killers[ply][0];
+                        self.killers[ply][0] = Some(*m);
+                    }
+                    if let Some(f) = m.from() {
+                        let h = &mut self.history[f as usize][m.to() as usize];
+                        *h = (*h + depth * depth).min(1 << 17);
+                    }
+                }
+                break;
+            }
+        }
+        self.path.pop();
+        let bound = if best >= beta {
+            LOWER
+        } else if best > original_alpha {
+            EXACT
+        } else {
+            UPPER
+        };
+        self.tt[slot] = Entry {
+            key: hash,
+            mv: best_move,
+            score: to_tt(best, ply),
+            depth: depth.min(127) as i8,
+            bound,
+        };
+        best
+    }
+
+    /// The principal variation after `first`, read from the transposition table.
+    fn pv_after(&self, pos: &Chess, hash: u64, first: Move, max: usize) -> Vec<Move> {
+        let mut pv = vec![first];
+        let mut p = pos.clone();
+        let mut h = hash;
+        let mut next = p.clone();
+        next.play_unchecked(first);
+        h = hash_after(&p, h, first, &next);
+        p = next;
+        while pv.len() < max {
+            let e = self.tt[self.slot(h)];
+            let Some(m) = e.mv.filter(|m| e.key == h && p.is_legal(*m)) else {
+                break;
+            };
+            let mut n = p.clone();
+            n.play_unchecked(m);
+            h = hash_after(&p, h, m, &n);
+            p = n;
+            pv.push(m);
+        }
+        pv
+    }
+
+    /// Iterative deepening over `root_moves` (legal moves of `pos`; the first `exact_count`
+    /// of them get exact values within `tolerance` of the best, the others only need to be
+    /// shown worse than the best). Returns the last completed iteration, or `None` if not even
+    /// depth 1 completed.
+    pub fn search_root(
+        &mut self,
+        pos: &Chess,
+        root_moves: &[Move],
+        exact_count: usize,
+        tolerance: i32,
+    ) -> Option<RootResult> {
+        if root_moves.is_empty() {
+            return None;
+        }
+        let hash = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        let mut order: Vec<usize> = (0..root_moves.len()).collect();
+        let mut done: Option<RootResult> = None;
+        for depth in 1..=self.limits.max_depth.max(1) {
+            if depth > 1 && self.limits.soft.is_some_and(|t| Instant::now() >= t) {
+                break;
+            }
+            let mut values: Vec<Option<(i32, bool)>> = vec![None; root_moves.len()];
+            let mut best = -INF;
+            self.path.clear();
+            self.path.push(hash);
+            for &i in &order {
+                let m = root_moves[i];
+                let mut next = pos.clone();
+                next.play_unchecked(m);
+                let child = hash_after(pos, hash, m, &next);
+                let d = depth as i32 - 1;
+                let (v, exact) = if best == -INF {
+                    (-self.negamax(&next, child, d, 1, -INF, INF), true)
+                } else if i < exact_count {
+                    // A candidate: exact if it is within the tolerance of the best.
+                    let lower = best - tolerance - 1;
+                    let v = -self.negamax(&next, child, d, 1, -INF, -lower);
+                    (v, v > lower)
+                } else {
+                    let v = -self.negamax(&next, child, d, 1, -best - 1, -best);
+                    if v > best && !self.stopped {
+                        (-self.negamax(&next, child, d, 1, -INF, -best), true)
+                    } else {
+                        (v, false)
+                    }
+                };
+                if self.stopped {
+                    break;
+                }
+                values[i] = Some((v, exact));
+                if exact && v > best {
+                    best = v;
+                }
+            }
+            if self.stopped && done.is_some() {
+                break;
+            }
+            if self.stopped && values.iter().any(Option::is_none) {
+                // Depth 1 itself was cut short: use what it reached, if anything.
+                if values.iter().all(Option::is_none) {
+                    break;
+                }
+            }
+            let mut result_values = Vec::with_capacity(root_moves.len());
+            for (i, m) in root_moves.iter().enumerate() {
+                let (v, exact) = values[i].unwrap_or((-INF, false));
+                // For a refuted move the table still holds the refutation, the reply that cut
+                // the search off.
+                let pv = self.pv_after(pos, hash, *m, 16);
+                result_values.push(RootValue {
+                    mv: *m,
+                    value: v,
+                    exact,
+                    pv,
+                });
+            }
+            let best_value = result_values
+                .iter()
+                .filter(|r| r.exact)
+                .max_by_key(|r| r.value)
+                .cloned()
+                .unwrap_or_else(|| result_values[0].clone());
+            done = Some(RootResult {
+                depth,
+                seldepth: self.seldepth,
+                nodes: self.nodes,
+                values: result_values,
+                best: best_value,
+            });
+            if self.stopped {
+                break;
+            }
+            // Next iteration: candidates first in their given order, the others by value.
+            let vals = values;
+            order.sort_by_key(|&i| {
+                if i < exact_count {
+                    (0, i as i32)
+                } else {
+                    (1, -vals[i].map_or(-INF, |v| v.0))
+                }
+            });
+            if best.abs() > MATE_BOUND && depth as i32 > (MATE - best.abs()) + 1 {
+                break;
+            }
+        }
+        if let Some(r) = &mut done {
+            r.nodes = self.nodes;
+            r.seldepth = self.seldepth;
+        }
+        done
+    }
+
+    /// Nodes searched so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}
+
+/// Whether a score is a mate score, and in how many moves (positive: the side to move mates).
+pub fn mate_in(score: i32) -> Option<i32> {
+    if score > MATE_BOUND {
+        Some((MATE - score + 1) / 2)
+    } else if score < -MATE_BOUND {
+        Some(-(MATE + score) / 2)
+    } else {
+        None
+    }
+}
+
+/// The role a move captures, for explanations.
+pub fn captured(m: &Move) -> Option<Role> {
+    m.capture()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::parse_fen;
+    use shakmaty::CastlingMode;
+
+    fn best(fen: &str, depth: u32) -> (String, i32) {
+        let pos = parse_fen(fen).expect("fen");
+        let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let mut s = Searcher::new(
+            SearchLimits {
+                max_depth: depth,
+                ..SearchLimits::default()
+            },
+            16,
+        );
+        let r = s.search_root(&pos, &moves, 0, 0).expect("a result");
+        (
+            r.best.mv.to_uci(CastlingMode::Standard).to_string(),
+            r.best.value,
+        )
+    }
+
+    #[test]
+    fn finds_mate_in_one() {
+        let (m, v) = best("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 2);
+        assert_eq!(m, "d1d8");
+        assert_eq!(mate_in(v), Some(1));
+    }
+
+    #[test]
+    fn finds_mate_in_two() {
+        // Kc6 and Rh1 against Ka8: 1. Rh8+? Ka7 escapes; 1. Kc7! Ka7 2. Ra1# (or 1. Kb6 Kb8
+        // 2. Rh8#).
+        let (m, v) = best("k7/8/2K5/8/8/8/8/7R w - - 0 1", 4);
+        assert_eq!(mate_in(v), Some(2), "{m} {v}");
+        assert!(m == "c6c7" || m == "c6b6", "{m}");
+    }
+
+    #[test]
+    fn quiescence_resolves_a_hanging_piece_exchange() {
+        // White to move: Qxd5?? loses the queen to e6xd5; the quiet search sees it.
+        let pos = parse_fen("4k3/8/4p3/3n4/8/8/3Q4/4K3 w - - 0 1").expect("fen");
+        let mut s = Searcher::new(
+            SearchLimits {
+                max_depth: 1,
+                ..SearchLimits::default()
+            },
+            12,
+        );
+        let qxd5 = pos
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.to_uci(CastlingMode::Standard).to_string() == "d2d5")
+            .expect("Qxd5 is legal");
+        let r = s.search_root(&pos, &[qxd5], 1, 10_000).expect("result");
+        // After Qxd5 exd5 White has a bare king against king and pawn (about -100); the
+        // capture alone would have looked like +900.
+        assert!(r.values[0].value < 0, "value {}", r.values[0].value);
+        // Stand pat: the position itself is worth about a queen minus a knight and a pawn.
+        let mut s = Searcher::new(SearchLimits::default(), 12);
+        assert!(s.quiesce(&pos, -INF, INF, 0) > 400);
+    }
+}
