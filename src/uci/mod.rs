@@ -448,7 +448,7 @@ impl Job {
                 "bestmove 0000".into(),
             ),
             Ok(t) => {
-                let mut lines = info_lines(&t, self.multipv, self.started.elapsed());
+                let mut lines = info_lines(&t, self.multipv, self.started.elapsed(), self.castling);
                 let mut best = format!("bestmove {}", t.bestmove);
                 if self.ponder
                     && let Some(reply) = self.ponder_move(cb, &t)
@@ -488,7 +488,12 @@ impl Job {
 }
 
 /// `info` lines with the search figures, one per MultiPV line.
-fn info_lines(t: &Thought, multipv: usize, elapsed: Duration) -> Vec<String> {
+fn info_lines(
+    t: &Thought,
+    multipv: usize,
+    elapsed: Duration,
+    castling: CastlingMode,
+) -> Vec<String> {
     let ms = elapsed.as_millis() as u64;
     let d = &t.decision;
     match &t.revised {
@@ -500,7 +505,7 @@ fn info_lines(t: &Thought, multipv: usize, elapsed: Duration) -> Vec<String> {
                 .take(multipv.max(1))
                 .enumerate()
                 .map(|(i, (_, value, pv))| {
-                    let pv: Vec<String> = pv.iter().map(|m| m.to_uci(CastlingMode::Standard).to_string()).collect();
+                    let pv: Vec<String> = pv.iter().map(|m| m.to_uci(castling).to_string()).collect();
                     // The chosen move is first; its score is the one reported for the move.
                     let score = if i == 0 { t.score } else { EngineScore::from_value(*value) };
                     format!(
