@@ -21,7 +21,7 @@ pub const UNLIMITED_DEPTH: u32 = 6;
 pub const RETRIEVAL_SHARE: f64 = 0.4;
 
 /// When a move must be ready.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Default)]
 pub struct ThinkLimits<'a> {
     /// The move is due at this instant (`None`: no clock).
     pub deadline: Option<Instant>,
@@ -33,6 +33,8 @@ pub struct ThinkLimits<'a> {
     pub max_depth: Option<u32>,
     /// Search node limit (UCI `go nodes`).
     pub max_nodes: Option<u64>,
+    /// Called after every completed search iteration.
+    pub progress: Option<&'a (dyn Fn(&crate::revise::search::RootResult) + Sync)>,
 }
 
 /// An engine score.
@@ -131,6 +133,7 @@ pub fn think(
             },
             max_nodes: limits.max_nodes,
             moves: limits.moves,
+            progress: limits.progress,
         };
         revise(pos, &decision, &cfg.revise, rl, castling)
     } else {

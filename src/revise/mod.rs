@@ -82,7 +82,7 @@ pub struct Revised {
 }
 
 /// Limits of one revision.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Default)]
 pub struct ReviseLimits<'a> {
     pub soft: Option<Instant>,
     pub hard: Option<Instant>,
@@ -91,6 +91,8 @@ pub struct ReviseLimits<'a> {
     pub max_nodes: Option<u64>,
     /// Consider only these moves (UCI `searchmoves`).
     pub moves: Option<&'a [Move]>,
+    /// Called after every completed search iteration.
+    pub progress: Option<&'a (dyn Fn(&search::RootResult) + Sync)>,
 }
 
 /// A score as centipawns text ("+0.35", "mate in 2").
@@ -199,6 +201,7 @@ pub fn revise(
             .min(cfg.max_depth)
             .max(1),
         max_nodes: limits.max_nodes,
+        progress: limits.progress,
     };
     let mut searcher = Searcher::new(search_limits, 18);
     let result = searcher.search_root(pos, &root, candidates.len(), cfg.tolerance.max(0))?;

@@ -20,7 +20,7 @@ pub const MATE_BOUND: i32 = MATE - 1000;
 const MAX_PLY: usize = 96;
 
 /// When to stop searching.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Default)]
 pub struct SearchLimits<'a> {
     /// Abort the search at this instant.
     pub hard: Option<Instant>,
@@ -32,6 +32,8 @@ pub struct SearchLimits<'a> {
     pub max_depth: u32,
     /// Abort after this many nodes.
     pub max_nodes: Option<u64>,
+    /// Called after every completed iteration (UCI prints it as analysis).
+    pub progress: Option<&'a (dyn Fn(&RootResult) + Sync)>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -434,6 +436,9 @@ impl<'a> Searcher<'a> {
                 values: result_values,
                 best: best_value,
             });
+            if let (Some(report), Some(r)) = (self.limits.progress, done.as_ref()) {
+                report(r);
+            }
             if self.stopped {
                 break;
             }

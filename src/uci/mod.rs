@@ -24,6 +24,7 @@ use crate::position::{parse_fen, play_moves};
 use crate::reasoner::{
     DecideError, DecideLimits, Decision, ReasonerConfig, decide, expected_to_cp,
 };
+use crate::revise::search::RootResult;
 use crate::revise::{Revised, describe_value};
 use crate::think::{EngineScore, ThinkLimits, Thought, think};
 use crate::timeman::{Clock, budget};
@@ -406,6 +407,7 @@ impl Job {
             moves: (!self.allowed.is_empty()).then_some(self.allowed.as_slice()),
             max_depth: self.max_depth,
             max_nodes: self.max_nodes,
+            progress: None,
         }
     }
 
@@ -423,15 +425,33 @@ impl Job {
                 line,
             );
         };
-        let thought = self.pool.install(|| {
-            think(
-                cb,
-                &self.position,
-                &self.config,
-                self.limits(),
-                self.castling,
-            )
-        });
+        // Every completed search iteration is shown as it happens (analysis in a GUI).
+        let (started, castling) = (self.started, self.castling);
+        let report = move |r: &RootResult| {
+            let ms = started.elapsed().as_millis() as u64;
+            let pv: Vec<String> = r
+                .best
+                .pv
+                .iter()
+                .map(|m| m.to_uci(castling).to_string())
+                .collect();
+            send(&format!(
+                "info depth {} seldepth {} score {} nodes {} nps {} time {ms} pv {}",
+                r.depth,
+                r.seldepth.max(r.depth),
+                EngineScore::from_value(r.best.value).uci(),
+                r.nodes,
+                r.nodes.saturating_mul(1000) / ms.max(1),
+                pv.join(" ")
+            ));
+        };
+        let limits = ThinkLimits {
+            progress: Some(&report),
+            ..self.limits()
+        };
+        let thought = self
+            .pool
+            .install(|| think(cb, &self.position, &self.config, limits, self.castling));
         match thought {
             Err(DecideError::Checkmate) => (
                 vec![
