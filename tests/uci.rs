@@ -81,6 +81,20 @@ impl Engine {
         }
     }
 
+    /// Asserts no `bestmove` arrives for `wait` (analysis `info` lines may).
+    fn no_bestmove_for(&mut self, wait: Duration) {
+        let deadline = Instant::now() + wait;
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            assert!(
+                !line.starts_with("bestmove"),
+                "bestmove before stop/ponderhit: {line}"
+            );
+        }
+    }
+
     fn handshake(&mut self) -> Vec<String> {
         self.send("uci");
         let lines = self.until("uciok");
@@ -236,7 +250,7 @@ fn isready_is_answered_during_go_infinite_and_stop_ends_it() {
         e.until("readyok").last().map(String::as_str),
         Some("readyok")
     );
-    e.silent_for(Duration::from_millis(200));
+    e.no_bestmove_for(Duration::from_millis(200));
     e.send("stop");
     let rest = e.until("bestmove");
     assert!(is_uci_move(
@@ -261,7 +275,7 @@ fn go_ponder_waits_for_ponderhit() {
     e.send(&format!("position startpos moves e2e4 {mv} g1f3"));
     e.send("go ponder wtime 10000 btime 10000");
     thread::sleep(Duration::from_millis(200));
-    e.silent_for(Duration::from_millis(200));
+    e.no_bestmove_for(Duration::from_millis(200));
     e.send("ponderhit");
     let lines = e.until("bestmove");
     let best = lines.last().expect("bestmove");
@@ -293,7 +307,7 @@ fn checkmate_and_stalemate_answer_bestmove_0000_with_a_reason() {
     // Under go infinite the protocol holds bestmove until stop, even with no legal move.
     e.send("go infinite");
     let info = e.until("info string no legal move: stalemate");
-    e.silent_for(Duration::from_millis(200));
+    e.no_bestmove_for(Duration::from_millis(200));
     e.send("stop");
     assert_eq!(
         e.until("bestmove").last().map(String::as_str),
