@@ -56,3 +56,16 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    #[test]
+    fn command_line_definition_is_consistent() {
+        // Catches duplicate flags (e.g. two --seed) that clap only rejects at run time.
+        Cli::command().debug_assert();
+    }
+}

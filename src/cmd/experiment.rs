@@ -36,9 +36,6 @@ pub struct Args {
     /// Games played at the same time.
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
-    /// Seed.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// Adjudicate a draw after this many plies.
     #[arg(long)]
     max_plies: Option<u32>,
@@ -92,7 +89,8 @@ pub fn run_cmd(args: Args) -> Result<()> {
             openings,
             tc: args.tc,
             concurrency: args.concurrency,
-            seed: args.seed,
+            // One --seed (the reasoner's) also orders the openings.
+            seed: args.reasoner.seed.unwrap_or(1),
             adjudication: Adjudication {
                 max_plies: args.max_plies,
                 resign: args.resign.as_deref().map(parse_resign).transpose()?,
