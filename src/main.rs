@@ -65,7 +65,24 @@ mod tests {
 
     #[test]
     fn command_line_definition_is_consistent() {
-        // Catches duplicate flags (e.g. two --seed) that clap only rejects at run time.
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn no_subcommand_has_two_flags_with_the_same_name() {
+        // clap accepts two --seed when one comes from a flattened struct; users then cannot
+        // tell which one they set.
+        for sub in Cli::command().get_subcommands() {
+            let mut seen = std::collections::HashSet::new();
+            for arg in sub.get_arguments() {
+                if let Some(long) = arg.get_long() {
+                    assert!(
+                        seen.insert(long.to_string()),
+                        "precedent {}: --{long} defined twice",
+                        sub.get_name()
+                    );
+                }
+            }
+        }
     }
 }
