@@ -332,6 +332,7 @@ pub fn run_engine(
             let mut engine = Engine::start(command, options, Duration::from_secs(10))?;
             let mut out = Vec::with_capacity(part.len());
             for (pos, expected) in part {
+                engine.new_game(Duration::from_secs(10))?;
                 let r = engine.go(&format!("fen {}", fen_of(pos)), &limit.go_args(), timeout)?;
                 let played = UciMove::from_ascii(r.bestmove.as_bytes())
                     .ok()
@@ -485,6 +486,9 @@ fn value_after(
     if next.is_stalemate() || next.is_insufficient_material() {
         return Ok(0);
     }
+    // Each judgement starts from an empty hash table, so it does not depend on what else was
+    // judged before it.
+    engine.new_game(Duration::from_secs(10))?;
     let r = engine.go(
         &format!("fen {}", fen_of(&next)),
         &limit.go_args(),
@@ -513,6 +517,10 @@ pub fn judge(
             let mut engine = Engine::start(command, options, Duration::from_secs(10))?;
             let mut out = Vec::with_capacity(part.len());
             for (pos, played, human) in part {
+                // Every judge search starts from an empty hash table (here and in value_after):
+                // otherwise the same human move is judged differently when the engine's moves,
+                // and so the judge's earlier searches, differ.
+                engine.new_game(Duration::from_secs(10))?;
                 let best = engine.go(
                     &format!("fen {}", fen_of(pos)),
                     &limit.go_args(),
