@@ -57,13 +57,15 @@ pub enum EvalError {
 }
 
 /// Samples `n` positions uniformly (reservoir sampling, seeded) from the games of `pgn` that
-/// pass `selection`, skipping every game whose key is in `exclude`.
+/// pass `selection`, skipping every game whose key is in `exclude` and every game `keep_game`
+/// rejects (by key: how `tune` splits games into tuning and test halves).
 pub fn sample_positions(
     pgn: &str,
     selection: &Selection,
     n: usize,
     seed: u64,
     exclude: &HashSet<u64>,
+    keep_game: &dyn Fn(u64) -> bool,
 ) -> Result<(Vec<Sample>, SampleStats), EvalError> {
     let input = open_input(pgn)?;
     let state = input.state.clone();
@@ -96,10 +98,9 @@ pub fn sample_positions(
             stats.games_in_casebase += 1;
             continue;
         }
-        if outcome.is_err() {
+        if outcome.is_err() || !keep_game(game.key) {
             continue;
         }
-
         stats.games_used += 1;
         for m in &game.selected {
             stats.eligible_positions += 1;
@@ -277,8 +278,13 @@ pub fn run_reasoner(
     cfg: &ReasonerConfig,
     movetime: Option<Duration>,
     seed: u64,
+    show_progress: bool,
 ) -> Vec<Outcome> {
-    let bar = progress(positions.len(), "positions");
+    let bar = if show_progress {
+        progress(positions.len(), "positions")
+    } else {
+        ProgressBar::hidden()
+    };
     let matched = std::sync::atomic::AtomicU64::new(0);
     let out = positions
         .par_iter()

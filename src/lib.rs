@@ -24,4 +24,5 @@ pub mod stats;
 pub mod think;
 pub mod timeman;
 pub mod tournament;
+pub mod tune;
 pub mod uci;

@@ -31,6 +31,8 @@ enum Command {
     Match(cmd::matchcmd::Args),
     /// Answer the thesis' question: do case bases from stronger players play stronger?
     Experiment(cmd::experiment::Args),
+    /// Learn the reasoner's weights, k, p and tolerance by evolution.
+    Tune(cmd::tune::Args),
     /// Measure the retrieval scan in cases per second.
     Bench(cmd::bench::Args),
 }
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Some(Command::Eval(args)) => cmd::eval::run(args),
         Some(Command::Match(args)) => cmd::matchcmd::run_cmd(args),
         Some(Command::Experiment(args)) => cmd::experiment::run_cmd(args),
+        Some(Command::Tune(args)) => cmd::tune::run_cmd(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
         None => cmd::uci::run(cmd::uci::Args::default()),
     };

@@ -15,8 +15,9 @@ use crate::build::position_key;
 use crate::casebase::{CaseBase, GameInfo, GameResult};
 use crate::retrieve::{Mode, ScanLimits, scan, segments};
 
-/// The reasoner's settings.
+/// The reasoner's settings (also the contents of a parameter file, see [`ReasonerConfig::load`]).
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct ReasonerConfig {
     /// Cases retrieved and voting (1 = the thesis' single nearest case).
     pub k: usize,
@@ -320,3 +321,51 @@ pub fn expected_to_cp(p: f64) -> i32 {
 
 #[cfg(test)]
 mod tests;
+
+impl ReasonerConfig {
+    /// Reads a parameter file (TOML, as `precedent tune --out` writes it); missing keys keep
+    /// their defaults.
+    pub fn load(path: &std::path::Path) -> Result<ReasonerConfig, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read parameters: {e}", path.display()))?;
+        toml::from_str(&text)
+            .map_err(|e| format!("{}: bad parameter file: {}", path.display(), e.message()))
+    }
+
+    /// Writes a parameter file.
+    pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
+        let text = toml::to_string_pretty(self).map_err(|e| e.to_string())?;
+        std::fs::write(path, text)
+            .map_err(|e| format!("{}: cannot write parameters: {e}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod params_tests {
+    use super::*;
+
+    #[test]
+    fn parameter_files_round_trip_and_fill_defaults() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.toml");
+        let mut cfg = ReasonerConfig {
+            k: 17,
+            p: 3.5,
+            mode: Mode::Thesis,
+            ..ReasonerConfig::default()
+        };
+        cfg.weights.0[4] = 10.0;
+        cfg.revise.tolerance = 80;
+        cfg.save(&path).expect("save");
+        assert_eq!(ReasonerConfig::load(&path).expect("load"), cfg);
+        std::fs::write(&path, "k = 5\n").expect("write");
+        let partial = ReasonerConfig::load(&path).expect("partial");
+        assert_eq!((partial.k, partial.p), (5, ReasonerConfig::default().p));
+        std::fs::write(&path, "k = \"many\"\n").expect("write");
+        assert!(
+            ReasonerConfig::load(&path)
+                .expect_err("bad")
+                .contains("bad parameter file")
+        );
+    }
+}

@@ -111,7 +111,7 @@ fn moves_for(
     }
     let cfg = args.reasoner.config()?;
     let seed = cfg.seed.unwrap_or(1);
-    let outcomes = run_reasoner(cb, positions, &cfg, movetime(args, &cfg), seed);
+    let outcomes = run_reasoner(cb, positions, &cfg, movetime(args, &cfg), seed, true);
     let name = format!(
         "precedent ({}, mode {}, k {}, p {}, weights {})",
         cb.name(),
@@ -138,7 +138,8 @@ fn run_pgn(args: &Args, threads: usize) -> Result<()> {
     let cb = args.reasoner.casebase()?;
     let keys = casebase_keys(&cb);
     let seed = args.reasoner.seed.unwrap_or(1);
-    let (samples, stats) = sample_positions(pgn, &selection, args.positions, seed, &keys)?;
+    let (samples, stats) =
+        sample_positions(pgn, &selection, args.positions, seed, &keys, &|_| true)?;
     if samples.is_empty() {
         bail!(
             "{pgn}: no position passes the filters (after excluding {} games found in the case base)",

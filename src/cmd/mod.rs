@@ -8,4 +8,5 @@ pub mod go;
 pub mod info;
 pub mod matchcmd;
 pub mod reasoner_args;
+pub mod tune;
 pub mod uci;

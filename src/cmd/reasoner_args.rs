@@ -15,6 +15,9 @@ pub struct ReasonerArgs {
     /// Case-base file (default: the embedded one).
     #[arg(long, value_name = "FILE")]
     pub casebase: Option<PathBuf>,
+    /// A parameter file (TOML, e.g. from `precedent tune`); other reasoner flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub params: Option<PathBuf>,
     /// Number of nearest cases that vote (1 = the thesis).
     #[arg(long, default_value_t = ReasonerConfig::default().k)]
     pub k: usize,
@@ -49,7 +52,7 @@ impl ReasonerArgs {
             self.p.is_finite() && self.p >= 0.0,
             "--p must be a finite number ≥ 0"
         );
-        Ok(ReasonerConfig {
+        let flags = ReasonerConfig {
             k: self.k,
             p: self.p,
             mode: self.mode,
@@ -61,7 +64,38 @@ impl ReasonerArgs {
                 candidates: self.candidates,
                 ..ReviseConfig::default()
             },
-        })
+        };
+        let Some(path) = &self.params else {
+            return Ok(flags);
+        };
+        // The file is the base; a flag given on the command line (not at its default) wins.
+        let mut cfg = ReasonerConfig::load(path).map_err(anyhow::Error::msg)?;
+        let d = ReasonerConfig::default();
+        if flags.k != d.k {
+            cfg.k = flags.k;
+        }
+        if flags.p != d.p {
+            cfg.p = flags.p;
+        }
+        if flags.mode != d.mode {
+            cfg.mode = flags.mode;
+        }
+        if flags.weights != d.weights {
+            cfg.weights = flags.weights;
+        }
+        if flags.seed.is_some() {
+            cfg.seed = flags.seed;
+        }
+        if flags.revise.enabled != d.revise.enabled {
+            cfg.revise.enabled = flags.revise.enabled;
+        }
+        if flags.revise.tolerance != d.revise.tolerance {
+            cfg.revise.tolerance = flags.revise.tolerance;
+        }
+        if flags.revise.candidates != d.revise.candidates {
+            cfg.revise.candidates = flags.revise.candidates;
+        }
+        Ok(cfg)
     }
 
     /// Loads the case base.

@@ -18,6 +18,7 @@ use search::{RootValue, SearchLimits, Searcher, mate_in};
 
 /// The revise stage's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct ReviseConfig {
     /// Whether to revise at all (off = pure CBR, as in the thesis).
     pub enabled: bool,

@@ -106,7 +106,8 @@ impl PlayerSpec {
 
 impl std::str::FromStr for PlayerSpec {
     type Err = String;
-    /// `precedent:name=N,casebase=FILE,k=32,p=16,mode=normalised,weights=1:1:1:1:10:0,seed=S`,
+    /// `precedent:name=N,casebase=FILE,params=FILE,k=32,p=16,mode=normalised,weights=1:1:1:1:10:0,
+    /// seed=S,revise=true,tolerance=50`,
     /// `uci:name=N,cmd=COMMAND ARGS,opt.NAME=VALUE,tc=10+0.1`, or `random:name=N`. Keys may be
     /// left out; `casebase=default` (or none) is the embedded case base.
     fn from_str(s: &str) -> Result<PlayerSpec, String> {
@@ -127,11 +128,35 @@ impl std::str::FromStr for PlayerSpec {
         };
         match kind.trim() {
             "precedent" => {
-                if let Some(e) = unknown(&["name", "casebase", "k", "p", "mode", "weights", "seed"])
-                {
+                let keys = [
+                    "name",
+                    "casebase",
+                    "params",
+                    "k",
+                    "p",
+                    "mode",
+                    "weights",
+                    "seed",
+                    "revise",
+                    "tolerance",
+                ];
+                if let Some(e) = unknown(&keys) {
                     return Err(e);
                 }
-                let mut config = ReasonerConfig::default();
+                let mut config = match take("params") {
+                    Some(file) => ReasonerConfig::load(std::path::Path::new(&file))?,
+                    None => ReasonerConfig::default(),
+                };
+                if let Some(r) = take("revise") {
+                    config.revise.enabled = r
+                        .parse()
+                        .map_err(|_| format!("player {s:?}: revise={r} is not true or false"))?;
+                }
+                if let Some(t) = take("tolerance") {
+                    config.revise.tolerance = t
+                        .parse()
+                        .map_err(|_| format!("player {s:?}: tolerance={t} is not an integer"))?;
+                }
                 if let Some(k) = take("k") {
                     config.k =
                         k.parse().ok().filter(|&k| k > 0).ok_or_else(|| {

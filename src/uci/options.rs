@@ -90,6 +90,7 @@ impl Options {
             "option name Candidates type spin default {} min 1 max 256",
             r.candidates
         ));
+        lines.push("option name Params type string default <none>".to_string());
         lines.push("option name UCI_Chess960 type check default false".to_string());
         lines.push("option name UCI_AnalyseMode type check default false".to_string());
         lines
@@ -160,6 +161,15 @@ impl Options {
             "revise" => self.reasoner.revise.enabled = check()?,
             "tolerance" => self.reasoner.revise.tolerance = spin(0, 10_000)? as i32,
             "candidates" => self.reasoner.revise.candidates = spin(1, 256)? as usize,
+            "params" => {
+                let v = need()?.trim().to_string();
+                // GUIs send every option's default at start-up: "<none>" changes nothing.
+                if !(v.is_empty() || v == "<none>") {
+                    let mut cfg = ReasonerConfig::load(std::path::Path::new(&v))?;
+                    cfg.seed = self.reasoner.seed;
+                    self.reasoner = cfg;
+                }
+            }
             "uci_chess960" => self.chess960 = check()?,
             "uci_analysemode" => self.analyse_mode = check()?,
             _ => return Err(format!("no such option: {name}")),

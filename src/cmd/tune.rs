@@ -1,0 +1,239 @@
+//! `precedent tune`: the reasoner's numbers learned by a self-adaptive evolution strategy.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use precedent::eval::{Sample, casebase_keys, run_reasoner, sample_positions, wilson};
+use precedent::pgn::Selection;
+use precedent::reasoner::ReasonerConfig;
+use precedent::tune::{GENES, Individual, Strategy, evolve};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use shakmaty::{Chess, Move};
+
+use super::reasoner_args::ReasonerArgs;
+
+/// Arguments of `precedent tune`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Validation games (.pgn, .pgn.zst); games in the case base are excluded. Games are split
+    /// by a hash of each game: one half for tuning, the other for the final check.
+    #[arg(long)]
+    pgn: String,
+    /// Lowest rating of the mover.
+    #[arg(long, value_name = "N")]
+    min_elo: Option<u16>,
+    /// Highest rating of the mover.
+    #[arg(long, value_name = "N")]
+    max_elo: Option<u16>,
+    /// Skip the first N plies of every game.
+    #[arg(long, default_value_t = 10)]
+    skip_plies: u32,
+    /// Generations.
+    #[arg(long, default_value_t = 10)]
+    generations: usize,
+    /// Children per generation (λ).
+    #[arg(long, default_value_t = 8)]
+    population: usize,
+    /// Parents kept (μ).
+    #[arg(long, default_value_t = 3)]
+    parents: usize,
+    /// Positions per generation (a new sample each generation).
+    #[arg(long, default_value_t = 500)]
+    positions: usize,
+    /// Positions of the final check, from games never used in tuning.
+    #[arg(long, default_value_t = 3000)]
+    test_positions: usize,
+    /// Time per position (needed when revise is on).
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Write the tuned parameters here (TOML; load with --params or setoption name Params).
+    #[arg(long, default_value = "tuned.toml")]
+    out: PathBuf,
+    #[command(flatten)]
+    reasoner: ReasonerArgs,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn accuracy(
+    cb: &precedent::casebase::CaseBase,
+    samples: &[Sample],
+    cfg: &ReasonerConfig,
+    movetime: Option<Duration>,
+    seed: u64,
+) -> (u64, u64) {
+    let positions: Vec<(Chess, Option<Move>)> = samples
+        .iter()
+        .map(|s| (s.pos.clone(), Some(s.human)))
+        .collect();
+    let outcomes = run_reasoner(cb, &positions, cfg, movetime, seed, false);
+    (
+        outcomes.iter().filter(|o| o.matched).count() as u64,
+        outcomes.len() as u64,
+    )
+}
+
+/// Runs `precedent tune`.
+pub fn run_cmd(args: Args) -> Result<()> {
+    let started = Instant::now();
+    if args.generations == 0 || args.positions == 0 {
+        bail!("--generations and --positions must be positive");
+    }
+    let cb = args.reasoner.casebase()?;
+    let base = args.reasoner.config()?;
+    let movetime = match (args.movetime, base.revise.enabled) {
+        (Some(ms), _) => Some(Duration::from_millis(ms)),
+        (None, true) => Some(Duration::from_millis(100)),
+        (None, false) => None,
+    };
+    let seed = args.reasoner.seed.unwrap_or(1);
+    let selection = Selection {
+        min_elo: args.min_elo,
+        max_elo: args.max_elo,
+        skip_plies: args.skip_plies,
+        ..Selection::default()
+    };
+    let keys = casebase_keys(&cb);
+    // The split: bit 32 of the game key. Tuning never sees a test game.
+    let tuning_half = |k: u64| (k >> 32) & 1 == 0;
+    let test_half = |k: u64| (k >> 32) & 1 == 1;
+    let pool_size = (args.positions * args.generations).min(200_000);
+    let (pool, _) = sample_positions(&args.pgn, &selection, pool_size, seed, &keys, &tuning_half)?;
+    let (test, _) = sample_positions(
+        &args.pgn,
+        &selection,
+        args.test_positions,
+        seed ^ 0x7e57,
+        &keys,
+        &test_half,
+    )?;
+    if pool.is_empty() || test.is_empty() {
+        bail!(
+            "{}: not enough positions pass the filters outside the case base",
+            args.pgn
+        );
+    }
+    // Without revise the tolerance does nothing: leave it out of the genome.
+    let genes = if base.revise.enabled {
+        &GENES[..]
+    } else {
+        &GENES[..8]
+    };
+    let mut start = Individual::from_config(&base);
+    start.x.truncate(genes.len());
+    start.sigma.truncate(genes.len());
+    let decode = |ind: &Individual| {
+        let mut full = ind.clone();
+        full.x.resize(GENES.len(), f64::from(base.revise.tolerance));
+        full.to_config(&base)
+    };
+    let bar = ProgressBar::with_draw_target(
+        Some(args.generations as u64),
+        ProgressDrawTarget::stderr_with_hz(4),
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} generation {pos}/{len} {msg} ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let per_gen = args.positions.min(pool.len());
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (best, history) = evolve(
+        start.clone(),
+        genes,
+        Strategy {
+            mu: args.parents,
+            lambda: args.population,
+            generations: args.generations,
+        },
+        &mut rng,
+        |generation, population| {
+            // A fresh sample every generation (cycling through the pool), shared by the whole
+            // population so that parents and children are compared on the same positions.
+            let from = ((generation - 1) * per_gen) % pool.len();
+            let sample: Vec<Sample> = pool
+                .iter()
+                .cycle()
+                .skip(from)
+                .take(per_gen)
+                .cloned()
+                .collect();
+            population
+                .iter()
+                .map(|ind| {
+                    let (m, n) = accuracy(
+                        &cb,
+                        &sample,
+                        &decode(ind),
+                        movetime,
+                        seed ^ generation as u64,
+                    );
+                    m as f64 / n.max(1) as f64
+                })
+                .collect()
+        },
+        |g| {
+            bar.inc(1);
+            bar.set_message(format!(
+                "best {:.2}% mean {:.2}%",
+                g.best * 100.0,
+                g.mean * 100.0
+            ));
+            if !args.json {
+                bar.println(format!(
+                    "generation {:>3}: best {:.2}%  mean {:.2}%",
+                    g.generation,
+                    g.best * 100.0,
+                    g.mean * 100.0
+                ));
+            }
+        },
+    );
+    bar.finish_and_clear();
+    let tuned = decode(&best[0]);
+    tuned.save(&args.out).map_err(anyhow::Error::msg)?;
+    let check = |cfg: &ReasonerConfig| {
+        let (m, n) = accuracy(&cb, &test, cfg, movetime, seed ^ 0xc0ffee);
+        let (lo, hi) = wilson(m, n);
+        serde_json::json!({ "matches": m, "positions": n, "accuracy": m as f64 / n.max(1) as f64, "ci_low": lo, "ci_high": hi })
+    };
+    let before = check(&base);
+    let after = check(&tuned);
+    let report = serde_json::json!({
+        "generations": history,
+        "tuned": tuned,
+        "out": args.out.display().to_string(),
+        "held_out_before": before,
+        "held_out_after": after,
+        "tuning_positions_per_generation": per_gen,
+        "seconds": started.elapsed().as_secs_f64(),
+    });
+    if args.json {
+        println!("{report}");
+    } else {
+        let pct = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or(0.0) * 100.0;
+        println!(
+            "tuned: k {}, p {:.2}, weights {}, tolerance {} → {}",
+            tuned.k,
+            tuned.p,
+            tuned.weights,
+            tuned.revise.tolerance,
+            args.out.display()
+        );
+        for (name, v) in [("before", &before), ("after", &after)] {
+            println!(
+                "held-out move-matching {name}: {:.2}% ({}/{}), 95% CI {:.2}–{:.2}%",
+                pct(v, "accuracy"),
+                v["matches"],
+                v["positions"],
+                pct(v, "ci_low"),
+                pct(v, "ci_high")
+            );
+        }
+        println!("{:.1} s", started.elapsed().as_secs_f64());
+    }
+    Ok(())
+}

@@ -1,0 +1,88 @@
+//! Parameter files (as `precedent tune` writes them) change what `go` and the UCI engine do.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+fn params_file(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("p.toml");
+    std::fs::write(&path, "k = 1\np = 2.0\n\n[revise]\nenabled = false\n").expect("write");
+    path
+}
+
+#[test]
+fn go_reads_a_parameter_file_and_flags_override_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = params_file(dir.path());
+    let p = p.to_str().expect("path");
+    let r = common::run_json(&[
+        "go",
+        "--startpos",
+        "--moves",
+        "e2e4",
+        "--params",
+        p,
+        "--json",
+    ]);
+    // k = 1: one case, one candidate; revise off: no verdicts.
+    assert_eq!(
+        r["candidates"].as_array().expect("candidates").len(),
+        1,
+        "{r}"
+    );
+    assert!(r["revise"].is_null(), "{r}");
+    let r = common::run_json(&[
+        "go",
+        "--startpos",
+        "--moves",
+        "e2e4",
+        "--params",
+        p,
+        "--k",
+        "16",
+        "--json",
+    ]);
+    assert!(
+        r["candidates"].as_array().expect("candidates").len() > 1,
+        "{r}"
+    );
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "k = \"many\"\n").expect("write");
+    let o = common::run(&["go", "--startpos", "--params", bad.to_str().expect("path")]);
+    assert!(
+        !o.status.success() && common::stderr(&o).contains("bad parameter file"),
+        "{}",
+        common::stderr(&o)
+    );
+}
+
+#[test]
+fn uci_setoption_params_loads_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = params_file(dir.path());
+    let mut child = Command::new(common::bin())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("engine starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(stdin, "uci\nsetoption name Params value {}\nisready\nposition startpos moves d2d4\ngo movetime 100\nquit", p.display()).expect("write");
+    drop(stdin);
+    let lines: Vec<String> = BufReader::new(child.stdout.take().expect("stdout"))
+        .lines()
+        .map_while(Result::ok)
+        .collect();
+    let _ = child.wait();
+    assert!(
+        lines.iter().any(|l| l.starts_with("option name Params ")),
+        "announced"
+    );
+    // k = 1 and revise off: one case votes, no search verdicts.
+    assert!(lines.iter().any(|l| l.contains("of 1 cases")), "{lines:#?}");
+    assert!(
+        !lines.iter().any(|l| l.contains("info string revise")),
+        "{lines:#?}"
+    );
+    assert!(lines.iter().any(|l| l.starts_with("bestmove ")));
+}
