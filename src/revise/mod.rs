@@ -30,11 +30,16 @@ pub struct ReviseConfig {
     pub max_depth: u32,
 }
 
+/// Tolerance measured with `eval --judge` (500 held-out positions, movers 1400–1799, 100 ms,
+/// Stockfish depth 12 as judge): 0 cp gave 42.0 % move-matching, 39 cp mean loss and 3.0 %
+/// blunders; 50 cp gave 35.0 %, 49 cp, 5.2 %; 150 cp gave 26.8 %, 72 cp, 9.8 %. At 0 the cases
+/// choose among the moves the search rates best (and order the search); larger values let them
+/// overrule it.
 impl Default for ReviseConfig {
     fn default() -> ReviseConfig {
         ReviseConfig {
             enabled: true,
-            tolerance: 50,
+            tolerance: 0,
             candidates: 8,
             max_depth: 64,
         }
