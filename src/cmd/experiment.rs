@@ -4,12 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use precedent::experiment::{ExperimentConfig, parse_bands, player_groups, run};
-use precedent::tournament::game::Adjudication;
-use precedent::tournament::openings::{Opening, load};
-use precedent::tournament::player::TimeControl;
-use precedent::tournament::{MatchConfig, Pairing};
 
-use super::matchcmd::{parse_resign, print_report};
+use super::matchcmd::{MatchSettings, print_report};
 use super::reasoner_args::ReasonerArgs;
 
 /// Arguments of `precedent experiment`.
@@ -27,21 +23,8 @@ pub struct Args {
     /// Games per pair of case bases.
     #[arg(long, default_value_t = 40)]
     games: usize,
-    /// Opening suite (.pgn/.pgn.zst/.epd); default: the initial position.
-    #[arg(long)]
-    openings: Option<String>,
-    /// Time control, SECONDS+INCREMENT.
-    #[arg(long, default_value = "10+0.1")]
-    tc: TimeControl,
-    /// Games played at the same time.
-    #[arg(long, default_value_t = 1)]
-    concurrency: usize,
-    /// Adjudicate a draw after this many plies.
-    #[arg(long)]
-    max_plies: Option<u32>,
-    /// Resign adjudication CP:MOVES (external engines only).
-    #[arg(long, value_name = "CP:MOVES")]
-    resign: Option<String>,
+    #[command(flatten)]
+    settings: MatchSettings,
     /// Skip the first N plies of every game when building.
     #[arg(long, default_value_t = 0)]
     skip_plies: u32,
@@ -71,10 +54,6 @@ pub fn run_cmd(args: Args) -> Result<()> {
     if args.reasoner.casebase.is_some() {
         bail!("--casebase does not apply: the experiment builds its own case bases");
     }
-    let openings = match &args.openings {
-        Some(path) => load(path, 100_000)?,
-        None => vec![Opening::startpos()],
-    };
     let cfg = ExperimentConfig {
         pgn: args.pgn.clone(),
         groups,
@@ -82,23 +61,13 @@ pub fn run_cmd(args: Args) -> Result<()> {
         skip_plies: args.skip_plies,
         max_games: args.max_games,
         reasoner: args.reasoner.config()?,
-        matches: MatchConfig {
-            players: Vec::new(),
-            pairing: Pairing::RoundRobin,
-            games_per_pair: args.games,
-            openings,
-            tc: args.tc,
-            concurrency: args.concurrency,
-            // One --seed (the reasoner's) also orders the openings.
-            seed: args.reasoner.seed.unwrap_or(1),
-            adjudication: Adjudication {
-                max_plies: args.max_plies,
-                resign: args.resign.as_deref().map(parse_resign).transpose()?,
-            },
-            pgn_out: Some(args.out_dir.join("games.pgn")),
-            anchor: None,
-            event: "Precedent experiment".into(),
-        },
+        // One --seed (the reasoner's) also orders the openings.
+        matches: args.settings.config(
+            args.games,
+            args.reasoner.seed.unwrap_or(1),
+            Some(args.out_dir.join("games.pgn")),
+            "Precedent experiment",
+        )?,
         svg: Some(
             args.svg
                 .clone()

@@ -22,25 +22,11 @@ pub struct Args {
     /// Games per pair (even: each opening is played twice, colours reversed).
     #[arg(long, default_value_t = 2)]
     games: usize,
-    /// Opening suite: .pgn/.pgn.zst (end positions of the games) or .epd; default: the initial
-    /// position.
-    #[arg(long)]
-    openings: Option<String>,
-    /// Time control, SECONDS+INCREMENT (a player's own tc= overrides it).
-    #[arg(long, default_value = "10+0.1")]
-    tc: TimeControl,
-    /// Games played at the same time.
-    #[arg(long, default_value_t = 1)]
-    concurrency: usize,
     /// Seed for the opening order and the players' randomness.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Adjudicate a draw after this many plies (after the opening).
-    #[arg(long)]
-    max_plies: Option<u32>,
-    /// Resign adjudication from an external engine's score: CP:MOVES (e.g. 1000:3).
-    #[arg(long, value_name = "CP:MOVES")]
-    resign: Option<String>,
+    #[command(flatten)]
+    settings: MatchSettings,
     /// Write every game here.
     #[arg(long, value_name = "FILE")]
     pgn_out: Option<PathBuf>,
@@ -50,6 +36,62 @@ pub struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+/// Match settings shared by `match` and `experiment`.
+#[derive(clap::Args, Debug)]
+pub struct MatchSettings {
+    /// Opening suite: .pgn/.pgn.zst (end positions of the games) or .epd; default: the initial
+    /// position.
+    #[arg(long)]
+    openings: Option<String>,
+    /// Time control, SECONDS+INCREMENT (an engine's own tc= overrides it).
+    #[arg(long, default_value = "10+0.1")]
+    tc: TimeControl,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Adjudicate a draw after this many plies (after the opening).
+    #[arg(long)]
+    max_plies: Option<u32>,
+    /// Resign adjudication from an external engine's score: CP:MOVES (e.g. 1000:3).
+    #[arg(long, value_name = "CP:MOVES")]
+    resign: Option<String>,
+}
+
+impl MatchSettings {
+    /// A match configuration with these settings and no players yet.
+    pub fn config(
+        &self,
+        games_per_pair: usize,
+        seed: u64,
+        pgn_out: Option<PathBuf>,
+        event: &str,
+    ) -> Result<MatchConfig> {
+        if games_per_pair == 0 {
+            bail!("--games must be at least 1");
+        }
+        let openings = match &self.openings {
+            Some(path) => load(path, 100_000)?,
+            None => vec![Opening::startpos()],
+        };
+        Ok(MatchConfig {
+            players: Vec::new(),
+            pairing: Pairing::RoundRobin,
+            games_per_pair,
+            openings,
+            tc: self.tc,
+            concurrency: self.concurrency,
+            seed,
+            adjudication: Adjudication {
+                max_plies: self.max_plies,
+                resign: self.resign.as_deref().map(parse_resign).transpose()?,
+            },
+            pgn_out,
+            anchor: None,
+            event: event.to_string(),
+        })
+    }
 }
 
 /// Parses `CP:MOVES`.
@@ -62,13 +104,6 @@ pub fn parse_resign(s: &str) -> Result<(i32, u32)> {
 
 /// Runs `precedent match`.
 pub fn run_cmd(args: Args) -> Result<()> {
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
-    let openings = match &args.openings {
-        Some(path) => load(path, 100_000)?,
-        None => vec![Opening::startpos()],
-    };
     let anchor = match &args.anchor {
         Some(a) => {
             let (name, elo) = a
@@ -81,18 +116,10 @@ pub fn run_cmd(args: Args) -> Result<()> {
     let cfg = MatchConfig {
         players: args.players,
         pairing: args.pairing,
-        games_per_pair: args.games,
-        openings,
-        tc: args.tc,
-        concurrency: args.concurrency,
-        seed: args.seed,
-        adjudication: Adjudication {
-            max_plies: args.max_plies,
-            resign: args.resign.as_deref().map(parse_resign).transpose()?,
-        },
-        pgn_out: args.pgn_out,
         anchor,
-        event: "Precedent match".into(),
+        ..args
+            .settings
+            .config(args.games, args.seed, args.pgn_out, "Precedent match")?
     };
     let report = run(&cfg)?;
     if args.json {
