@@ -133,3 +133,37 @@ mod tests {
         assert!(e.to_string().contains("not a UCI move"), "{e}");
     }
 }
+
+/// The legal moves of `pos`, limited to `allowed` (UCI `searchmoves`) when at least one of them
+/// is legal; a list with no legal move in it is ignored rather than leaving nothing to play.
+pub fn legal_moves_within(pos: &Chess, allowed: Option<&[shakmaty::Move]>) -> Vec<shakmaty::Move> {
+    let legal: Vec<shakmaty::Move> = pos.legal_moves().into_iter().collect();
+    match allowed {
+        Some(a) if legal.iter().any(|m| a.contains(m)) => {
+            legal.into_iter().filter(|m| a.contains(m)).collect()
+        }
+        _ => legal,
+    }
+}
+
+#[cfg(test)]
+mod searchmoves_tests {
+    use super::*;
+
+    #[test]
+    fn searchmoves_restrict_unless_none_of_them_is_legal() {
+        let pos = Chess::default();
+        let allowed: Vec<shakmaty::Move> = ["e2e4", "g1f3"]
+            .iter()
+            .map(|u| {
+                UciMove::from_ascii(u.as_bytes())
+                    .expect("uci")
+                    .to_move(&pos)
+                    .expect("legal")
+            })
+            .collect();
+        assert_eq!(legal_moves_within(&pos, Some(&allowed)), allowed);
+        assert_eq!(legal_moves_within(&pos, None).len(), 20);
+        assert_eq!(legal_moves_within(&pos, Some(&[])).len(), 20);
+    }
+}

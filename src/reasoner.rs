@@ -13,6 +13,7 @@ use crate::adapt::{Weights, adapt};
 use crate::board::{MAX_SCORE, Planes};
 use crate::build::position_key;
 use crate::casebase::{CaseBase, GameInfo, GameResult};
+use crate::position::legal_moves_within;
 use crate::retrieve::{Mode, ScanLimits, scan, segments};
 
 /// The reasoner's settings (also the contents of a parameter file, see [`ReasonerConfig::load`]).
@@ -183,18 +184,13 @@ pub fn decide(
     castling: CastlingMode,
 ) -> Result<Decision, DecideError> {
     let started = Instant::now();
-    let mut legal = pos.legal_moves();
+    let legal = legal_moves_within(pos, limits.moves);
     if legal.is_empty() {
         return Err(if pos.is_check() {
             DecideError::Checkmate
         } else {
             DecideError::Stalemate
         });
-    }
-    if let Some(allowed) = limits.moves
-        && legal.iter().any(|m| allowed.contains(m))
-    {
-        legal.retain(|m| allowed.contains(m));
     }
 
     let turn = pos.turn();

@@ -13,6 +13,7 @@ use serde::Serialize;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
+use crate::position::legal_moves_within;
 use crate::reasoner::Decision;
 use search::{RootValue, SearchLimits, Searcher, mate_in};
 
@@ -169,12 +170,7 @@ pub fn revise(
     castling: CastlingMode,
 ) -> Option<Revised> {
     let started = Instant::now();
-    let mut legal: Vec<Move> = pos.legal_moves().into_iter().collect();
-    if let Some(allowed) = limits.moves
-        && legal.iter().any(|m| allowed.contains(m))
-    {
-        legal.retain(|m| allowed.contains(m));
-    }
+    let legal = legal_moves_within(pos, limits.moves);
     let mut candidates: Vec<(Move, f64)> = Vec::new();
     for c in decision.candidates.iter().take(cfg.candidates.max(1)) {
         candidates.push((c.mv, c.share));
