@@ -6,7 +6,7 @@
 //! computed with a handful of bitwise operations and four popcounts (see [`similarity`]).
 
 use bytemuck::{Pod, Zeroable};
-use shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
+use shakmaty::{Board, Color, Piece, Role, Square};
 
 /// Highest board similarity: two identical boards.
 pub const MAX_SCORE: u32 = 256;
@@ -126,16 +126,6 @@ pub fn similarity_naive(a: &Board, b: &Board) -> u32 {
         .iter()
         .map(|&sq| piece_score(a.piece_at(sq), b.piece_at(sq)))
         .sum()
-}
-
-/// A square seen from the other side (rank flipped).
-pub fn mirror_square(sq: Square) -> Square {
-    sq.flip_vertical()
-}
-
-/// Squares of a bitboard, for callers that do not import shakmaty's iterator.
-pub fn squares(bb: u64) -> impl Iterator<Item = Square> {
-    Bitboard(bb).into_iter()
 }
 
 #[cfg(test)]

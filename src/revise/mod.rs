@@ -7,7 +7,7 @@ pub mod evaluate;
 pub mod search;
 
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 use shakmaty::san::San;
@@ -277,14 +277,6 @@ pub fn revise(
     })
 }
 
-/// Splits the time until `deadline` between retrieval (the first share) and revision.
-pub fn split_budget(now: Instant, deadline: Instant, retrieval_share: f64) -> (Instant, Instant) {
-    let total = deadline.saturating_duration_since(now);
-    let retrieval = now + total.mul_f64(retrieval_share);
-    let soft = now + total.mul_f64(0.5).max(Duration::ZERO);
-    (retrieval, soft)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,7 +313,7 @@ mod tests {
             ties: 1,
             scanned: 1,
             total: 1,
-            elapsed: Duration::ZERO,
+            elapsed: std::time::Duration::ZERO,
             seed: 0,
             fallback: false,
         }

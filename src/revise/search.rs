@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position, Role};
+use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position};
 
 use super::evaluate::{evaluate, value};
 
@@ -461,11 +461,6 @@ impl<'a> Searcher<'a> {
         }
         done
     }
-
-    /// Nodes searched so far.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
-    }
 }
 
 /// Whether a score is a mate score, and in how many moves (positive: the side to move mates).
@@ -477,11 +472,6 @@ pub fn mate_in(score: i32) -> Option<i32> {
     } else {
         None
     }
-}
-
-/// The role a move captures, for explanations.
-pub fn captured(m: &Move) -> Option<Role> {
-    m.capture()
 }
 
 #[cfg(test)]

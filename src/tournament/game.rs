@@ -67,17 +67,6 @@ impl Termination {
             Termination::Stall(d) => format!("engine stalled ({d})"),
         }
     }
-
-    /// Whether the game ended through a player's fault rather than on the board.
-    pub fn is_failure(&self) -> bool {
-        matches!(
-            self,
-            Termination::TimeForfeit
-                | Termination::IllegalMove(_)
-                | Termination::Crash(_)
-                | Termination::Stall(_)
-        )
-    }
 }
 
 /// Optional early ends.
