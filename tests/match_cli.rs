@@ -85,6 +85,16 @@ fn broken_engines_lose_their_games_and_the_match_goes_on() {
             .any(|f| f.contains("silent") && f.contains("stalled")),
         "{failures:?}"
     );
+    let kinds = &r["terminations"];
+    assert_eq!(
+        (
+            kinds["engine failure"].as_u64(),
+            kinds["illegal move"].as_u64(),
+            kinds["engine stalled"].as_u64()
+        ),
+        (Some(2), Some(2), Some(2)),
+        "{kinds}"
+    );
     let text = std::fs::read_to_string(&pgn).expect("pgn written");
     assert_eq!(text.matches("[Event ").count(), 6);
     assert!(text.contains("[Termination \"illegal move\"]"));

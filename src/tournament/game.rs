@@ -34,6 +34,23 @@ pub enum Termination {
 }
 
 impl Termination {
+    /// The kind of ending, without details: what match summaries count.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::Threefold => "threefold repetition",
+            Termination::FiftyMoves => "fifty-move rule",
+            Termination::InsufficientMaterial => "insufficient material",
+            Termination::MaxPlies => "max plies",
+            Termination::Resignation => "resign adjudication",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::IllegalMove(_) => "illegal move",
+            Termination::Crash(_) => "engine failure",
+            Termination::Stall(_) => "engine stalled",
+        }
+    }
+
     /// The PGN `Termination` tag value.
     pub fn tag(&self) -> &'static str {
         match self {

@@ -96,6 +96,7 @@ pub struct MatchReport {
     pub players: Vec<PlayerRow>,
     pub crosstable: Crosstable,
     pub pairwise: Vec<PairwiseNamed>,
+    /// Games per kind of ending (checkmate, threefold repetition, time forfeit, …).
     pub terminations: HashMap<String, u64>,
     pub failures: Vec<String>,
     pub games: Vec<GameSummary>,
@@ -414,7 +415,7 @@ fn report(
             }] += 1;
         }
         *terminations
-            .entry(r.termination.tag().to_string())
+            .entry(r.termination.kind().to_string())
             .or_default() += 1;
         summaries.push(GameSummary {
             round: job.round,
