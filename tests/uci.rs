@@ -467,3 +467,24 @@ fn chess960_castling_is_king_takes_rook() {
     );
     e.quit();
 }
+
+#[test]
+fn setoption_right_after_bestmove_is_applied_not_refused() {
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send("setoption name Revise value false");
+    e.send("position startpos");
+    for round in 0..400 {
+        e.go("go movetime 1");
+        // The GUI answers bestmove at once; the worker thread may not have exited yet. The
+        // race is narrow: without the fix this fails in some runs, not every run.
+        e.send(&format!("setoption name MultiPV value {}", round % 3 + 1));
+        e.send("isready");
+        let lines = e.until("readyok");
+        assert!(
+            lines.iter().all(|l| !l.contains("ignored while searching")),
+            "round {round}: {lines:?}"
+        );
+    }
+    e.quit();
+}

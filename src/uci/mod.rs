@@ -55,6 +55,9 @@ struct Shared {
     /// Whether `bestmove` must wait (infinite analysis or pondering).
     hold: Mutex<bool>,
     released: Condvar,
+    /// Set just before `bestmove` is sent: from then on the search is over, even if its thread
+    /// has not exited yet (a GUI may send `setoption` the moment it reads `bestmove`).
+    answered: AtomicBool,
 }
 
 impl Shared {
@@ -148,7 +151,7 @@ impl Engine {
         if self
             .running
             .as_ref()
-            .is_some_and(|r| r.handle.is_finished())
+            .is_some_and(|r| r.handle.is_finished() || r.shared.answered.load(Ordering::Acquire))
         {
             self.finish_search();
         }
@@ -310,6 +313,7 @@ impl Engine {
             stop: AtomicBool::new(false),
             hold: Mutex::new(hold),
             released: Condvar::new(),
+            answered: AtomicBool::new(false),
         });
         let job = Job {
             casebase: self.casebase(),
@@ -397,6 +401,7 @@ impl Job {
                 .unwrap_or_else(|e| e.into_inner());
         }
         drop(hold);
+        self.shared.answered.store(true, Ordering::Release);
         send(&best);
     }
 
