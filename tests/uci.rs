@@ -303,7 +303,7 @@ fn checkmate_and_stalemate_answer_bestmove_0000_with_a_reason() {
     assert_eq!(mv, "0000");
     assert!(info.iter().any(|l| l.contains("checkmate")));
     assert_scored_info(&info);
-    e.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    e.send("position fen 7k/8/5K2/8/8/8/8/6R1 b - - 0 1");
     // Under go infinite the protocol holds bestmove until stop, even with no legal move.
     e.send("go infinite");
     let info = e.until("info string no legal move: stalemate");
@@ -486,5 +486,48 @@ fn setoption_right_after_bestmove_is_applied_not_refused() {
             "round {round}: {lines:?}"
         );
     }
+    e.quit();
+}
+
+#[test]
+fn go_with_huge_or_malformed_numbers_still_answers_bestmove() {
+    let mut e = Engine::start(&["uci"]);
+    e.handshake();
+    // A forced move (the king has one square): answered at once whatever the limits say.
+    e.send("position fen 7k/8/5K2/8/8/8/8/6R1 b - - 0 1");
+    for go in [
+        "go depth 999999999999",
+        "go wtime 99999999999999999999 btime 99999999999999999999",
+        "go nodes 99999999999999999999999 movetime 184467440737095516150",
+    ] {
+        let (lines, mv) = e.go(go);
+        assert_eq!(mv, "h8h7", "{go}: {lines:#?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string error: go ") && l.contains("clamped")),
+            "{go}: the clamping is reported: {lines:#?}"
+        );
+    }
+    // An ordinary position: the clamped search runs and `stop` ends it with a legal move.
+    e.send("position startpos moves e2e4");
+    e.send("go depth 999999999999");
+    thread::sleep(Duration::from_millis(300));
+    e.send("stop");
+    let lines = e.until("bestmove");
+    let best = lines.last().expect("bestmove");
+    assert!(
+        is_uci_move(best.split_whitespace().nth(1).unwrap_or("")),
+        "{best}"
+    );
+    // Garbage where a number belongs: reported, ignored, still a search with a bestmove.
+    let (lines, mv) = e.go("go wtime soon btime 1000 winc x binc 10");
+    assert!(is_uci_move(&mv), "{mv}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("go wtime: \"soon\" is not a whole number")),
+        "{lines:#?}"
+    );
     e.quit();
 }

@@ -2,7 +2,8 @@
 //! command is [`Command::Unknown`], and a malformed argument is an error the engine reports with
 //! `info string` and otherwise ignores.
 
-/// The `go` parameters (times in milliseconds, negatives clamped to zero).
+/// The `go` parameters (times in milliseconds, negatives clamped to zero, values too large for
+/// their field clamped to its maximum).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GoParams {
     pub searchmoves: Vec<String>,
@@ -17,6 +18,8 @@ pub struct GoParams {
     pub mate: Option<u32>,
     pub movetime: Option<u64>,
     pub infinite: bool,
+    /// What was clamped or ignored, for the engine to report: a `go` is always searched.
+    pub notes: Vec<String>,
 }
 
 /// A GUI → engine command.
@@ -107,7 +110,7 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         "quit" => Command::Quit,
         "setoption" => parse_setoption(line, rest)?,
         "position" => parse_position(line, rest)?,
-        "go" => Command::Go(parse_go(rest)?),
+        "go" => Command::Go(parse_go(rest)),
         _ => Command::Unknown(line.trim().to_string()),
     })
 }
@@ -166,15 +169,46 @@ fn parse_position(line: &str, rest: &[(usize, &str)]) -> Result<Command, Command
     }
 }
 
-fn number<T: TryFrom<i64>>(key: &str, tok: Option<&(usize, &str)>) -> Result<T, CommandError> {
+/// Largest time (ms) a `go` value may carry: about 49 days, far beyond any clock, and small
+/// enough that every deadline computed from it is representable.
+pub const MAX_MS: u64 = u32::MAX as u64;
+/// Deepest `go depth` / `go mate` honoured.
+pub const MAX_DEPTH: u32 = 255;
+/// Largest `go nodes`.
+pub const MAX_NODES: u64 = i64::MAX as u64;
+
+/// Reads the value of `go KEY`: a whole number, clamped to `0..=max`. A value that is not a
+/// number is ignored (`None`) and a note says so; a clamped one gets a note too.
+fn number(
+    key: &str,
+    tok: Option<&(usize, &str)>,
+    max: u64,
+    notes: &mut Vec<String>,
+) -> (Option<u64>, usize) {
     let Some((_, text)) = tok else {
-        return Err(CommandError(format!("go {key}: missing value")));
+        notes.push(format!("go {key}: missing value; ignored"));
+        return (None, 1);
     };
-    let n: i64 = text
-        .parse()
-        .map_err(|_| CommandError(format!("go {key}: {text:?} is not a whole number")))?;
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        // Not a number: it may be the next keyword (`go wtime depth 5`), so it is not consumed.
+        notes.push(format!("go {key}: {text:?} is not a whole number; ignored"));
+        return (None, 1);
+    }
     // GUIs send negative clock values when the flag has fallen: treat them as zero.
-    T::try_from(n.max(0)).map_err(|_| CommandError(format!("go {key}: {text} is out of range")))
+    if text.starts_with('-') {
+        return (Some(0), 2);
+    }
+    let value = match digits.parse::<u64>() {
+        Ok(v) if v <= max => v,
+        _ => {
+            notes.push(format!(
+                "go {key}: {text} is out of range; clamped to {max}"
+            ));
+            max
+        }
+    };
+    (Some(value), 2)
 }
 
 const GO_KEYWORDS: &[&str] = &[
@@ -192,31 +226,32 @@ const GO_KEYWORDS: &[&str] = &[
     "infinite",
 ];
 
-fn parse_go(rest: &[(usize, &str)]) -> Result<GoParams, CommandError> {
+fn parse_go(rest: &[(usize, &str)]) -> GoParams {
     let mut go = GoParams::default();
     let mut i = 0;
     while i < rest.len() {
         let key = rest[i].1;
         let next = rest.get(i + 1);
-        let mut used = 2;
+        let notes = &mut go.notes;
+        let mut used = 1;
+        let mut read = |max: u64| {
+            let (v, n) = number(key, next, max, notes);
+            used = n;
+            v
+        };
+        let small = |v: Option<u64>| v.map(|v| v as u32);
         match key {
-            "ponder" => {
-                go.ponder = true;
-                used = 1;
-            }
-            "infinite" => {
-                go.infinite = true;
-                used = 1;
-            }
-            "wtime" => go.wtime = Some(number(key, next)?),
-            "btime" => go.btime = Some(number(key, next)?),
-            "winc" => go.winc = Some(number(key, next)?),
-            "binc" => go.binc = Some(number(key, next)?),
-            "movestogo" => go.movestogo = Some(number(key, next)?),
-            "depth" => go.depth = Some(number(key, next)?),
-            "nodes" => go.nodes = Some(number(key, next)?),
-            "mate" => go.mate = Some(number(key, next)?),
-            "movetime" => go.movetime = Some(number(key, next)?),
+            "ponder" => go.ponder = true,
+            "infinite" => go.infinite = true,
+            "wtime" => go.wtime = read(MAX_MS).or(go.wtime),
+            "btime" => go.btime = read(MAX_MS).or(go.btime),
+            "winc" => go.winc = read(MAX_MS).or(go.winc),
+            "binc" => go.binc = read(MAX_MS).or(go.binc),
+            "movetime" => go.movetime = read(MAX_MS).or(go.movetime),
+            "movestogo" => go.movestogo = small(read(u64::from(u32::MAX))).or(go.movestogo),
+            "depth" => go.depth = small(read(u64::from(MAX_DEPTH))).or(go.depth),
+            "mate" => go.mate = small(read(u64::from(MAX_DEPTH))).or(go.mate),
+            "nodes" => go.nodes = read(MAX_NODES).or(go.nodes),
             "searchmoves" => {
                 let moves: Vec<String> = rest[i + 1..]
                     .iter()
@@ -228,11 +263,11 @@ fn parse_go(rest: &[(usize, &str)]) -> Result<GoParams, CommandError> {
                 go.searchmoves = moves;
             }
             // Unknown tokens are ignored.
-            _ => used = 1,
+            _ => {}
         }
         i += used;
     }
-    Ok(go)
+    go
 }
 
 #[cfg(test)]
@@ -336,8 +371,31 @@ mod tests {
             (g.wtime, g.depth, g.nodes, g.mate, g.movetime),
             (Some(0), Some(5), Some(1000), Some(2), Some(50))
         );
-        assert!(parse("go wtime soon").is_err());
-        assert!(parse("go movetime").is_err());
+        assert!(g.notes.is_empty(), "{:?}", g.notes);
         assert_eq!(parse("go"), Ok(Command::Go(GoParams::default())));
+    }
+
+    #[test]
+    fn go_with_huge_or_malformed_values_is_still_a_go_with_notes() {
+        let Ok(Command::Go(g)) = parse("go depth 999999999999 wtime 99999999999999999999 nodes 1")
+        else {
+            panic!("go")
+        };
+        assert_eq!(
+            (g.depth, g.wtime, g.nodes),
+            (Some(MAX_DEPTH), Some(MAX_MS), Some(1))
+        );
+        assert_eq!(g.notes.len(), 2, "{:?}", g.notes);
+        assert!(g.notes[0].contains("clamped"), "{:?}", g.notes);
+        let Ok(Command::Go(g)) = parse("go wtime soon btime 500 movetime") else {
+            panic!("go")
+        };
+        assert_eq!((g.wtime, g.btime, g.movetime), (None, Some(500), None));
+        assert_eq!(g.notes.len(), 2, "{:?}", g.notes);
+        // A keyword where a value should be is not swallowed.
+        let Ok(Command::Go(g)) = parse("go wtime depth 3") else {
+            panic!("go")
+        };
+        assert_eq!((g.wtime, g.depth), (None, Some(3)));
     }
 }

@@ -33,6 +33,8 @@ use options::{Change, Options};
 
 /// Thinking time of a `go` without any limit.
 const PLAIN_GO: Duration = Duration::from_secs(1);
+/// Thinking time when there is a single legal move (unless the GUI asked for analysis).
+const ONLY_MOVE: Duration = Duration::from_millis(20);
 
 /// Writes one protocol line to stdout and flushes it. A closed stdout (the GUI has gone) is not
 /// an error worth reporting: stdin will end too.
@@ -275,6 +277,9 @@ impl Engine {
     }
 
     fn go(&mut self, params: &GoParams, received: Instant) {
+        for note in &params.notes {
+            send(&format!("info string error: {note}"));
+        }
         let overhead = Duration::from_millis(self.options.move_overhead);
         let clock = self.clock(params);
         let hold = params.infinite || params.ponder;
@@ -285,10 +290,13 @@ impl Engine {
             && clock.move_time.is_none()
             && max_depth.is_none()
             && params.nodes.is_none();
-        // A bare `go` gets a fixed thinking time rather than an endless search.
+        // A bare `go` gets a fixed thinking time rather than an endless search; a forced move
+        // is played at once, whatever the limits.
+        let forced = !hold && self.position.legal_moves().len() == 1;
         let deadline = match budget(&clock, overhead) {
-            None if unlimited && !hold => Some(received + PLAIN_GO),
-            other => other.map(|b| received + b),
+            _ if forced => received.checked_add(ONLY_MOVE),
+            None if unlimited && !hold => received.checked_add(PLAIN_GO),
+            other => other.and_then(|b| received.checked_add(b)),
         };
         let ponder_clock = params.ponder.then_some(Clock {
             infinite: false,
