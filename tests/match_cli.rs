@@ -179,19 +179,30 @@ fn match_pgn_replays_legally_and_the_crosstable_adds_up() {
 
 #[test]
 fn experiment_builds_case_bases_plays_and_answers() {
-    let Some(rapid) = common::shared_data("lichess-rapid-2014-2022.pgn.zst") else {
-        panic!("../shared/data is missing");
-    };
+    let games = common::fixture("lichess-rapid-sample.pgn.zst");
+    experiment_answers(games.to_str().expect("path"), 60);
+}
+
+#[test]
+#[ignore = "needs ../shared/data (scripts/test runs it when the directory is there)"]
+fn experiment_on_the_shared_rapid_games_builds_plays_and_answers() {
+    let rapid = common::shared_data("lichess-rapid-2014-2022.pgn.zst").expect("shared data");
+    experiment_answers(rapid.to_str().expect("path"), 200);
+}
+
+/// Runs a four-band experiment on `pgn` (at most `max_games` games a band) and checks its report.
+fn experiment_answers(pgn: &str, max_games: usize) {
+    let max_games = max_games.to_string();
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("exp");
     let r = run_json(&[
         "experiment",
         "--pgn",
-        rapid.to_str().expect("path"),
+        pgn,
         "--bands",
         "1000-1399,1400-1799,1800-2199,2200-",
         "--max-games",
-        "200",
+        &max_games,
         "--games",
         "2",
         "--tc",
