@@ -20,6 +20,7 @@ use crate::pgn::{GameVisitor, InputError, Selection, open_input};
 use crate::position::fen_of;
 use crate::reasoner::ReasonerConfig;
 use crate::retrieve::tie_key;
+use crate::revise::tt::TranspositionTable;
 use crate::think::{ThinkLimits, think};
 
 /// A position to evaluate on: what the human played there.
@@ -271,6 +272,13 @@ pub fn progress(len: usize, what: &str) -> ProgressBar {
     bar
 }
 
+thread_local! {
+    /// Each evaluation thread's transposition table (4 MB, the size the search used to allocate
+    /// for every move).
+    static EVAL_TT: std::cell::RefCell<TranspositionTable> =
+        std::cell::RefCell::new(TranspositionTable::new(4));
+}
+
 /// The reasoner's move for each position, in parallel; seeded per position.
 pub fn run_reasoner(
     cb: &CaseBase,
@@ -298,7 +306,13 @@ pub fn run_reasoner(
                 deadline: movetime.map(|t| Instant::now() + t),
                 ..ThinkLimits::default()
             };
-            let o = match think(cb, pos, &cfg, limits, CastlingMode::Standard) {
+            // Every position starts from an empty table, so that its result does not depend on
+            // which positions the same thread searched before.
+            let thought = EVAL_TT.with_borrow_mut(|tt| {
+                tt.clear();
+                think(cb, pos, &cfg, limits, CastlingMode::Standard, tt)
+            });
+            let o = match thought {
                 Ok(t) => Outcome {
                     matched: expected.is_some_and(|e| e == t.mv),
                     played: Some(t.mv),

@@ -12,6 +12,7 @@ use crate::reasoner::{
     DecideError, DecideLimits, Decision, ReasonerConfig, decide, expected_to_cp,
 };
 use crate::revise::search::mate_in;
+use crate::revise::tt::TranspositionTable;
 use crate::revise::{ReviseLimits, Revised, revise};
 
 /// Search depth when a caller gives no limit of any kind.
@@ -81,13 +82,14 @@ pub struct Thought {
     pub elapsed: Duration,
 }
 
-/// Thinks about `pos`.
+/// Thinks about `pos`; the revise search uses (and fills) `tt`.
 pub fn think(
     cb: &CaseBase,
     pos: &Chess,
     cfg: &ReasonerConfig,
     limits: ThinkLimits<'_>,
     castling: CastlingMode,
+    tt: &mut TranspositionTable,
 ) -> Result<Thought, DecideError> {
     let started = Instant::now();
     let revising = cfg.revise.enabled;
@@ -135,7 +137,7 @@ pub fn think(
             moves: limits.moves,
             progress: limits.progress,
         };
-        revise(pos, &decision, &cfg.revise, rl, castling)
+        revise(pos, &decision, &cfg.revise, rl, castling, tt)
     } else {
         None
     };

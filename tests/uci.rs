@@ -303,7 +303,7 @@ fn checkmate_and_stalemate_answer_bestmove_0000_with_a_reason() {
     assert_eq!(mv, "0000");
     assert!(info.iter().any(|l| l.contains("checkmate")));
     assert_scored_info(&info);
-    e.send("position fen 7k/8/5K2/8/8/8/8/6R1 b - - 0 1");
+    e.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
     // Under go infinite the protocol holds bestmove until stop, even with no legal move.
     e.send("go infinite");
     let info = e.until("info string no legal move: stalemate");
@@ -529,5 +529,41 @@ fn go_with_huge_or_malformed_numbers_still_answers_bestmove() {
             .any(|l| l.contains("go wtime: \"soon\" is not a whole number")),
         "{lines:#?}"
     );
+    e.quit();
+}
+
+#[test]
+fn hash_sizes_the_table_reports_hashfull_and_bad_sizes_are_refused() {
+    let mut e = Engine::start(&["uci"]);
+    e.handshake();
+    e.send("setoption name Hash value 1");
+    e.send("position startpos moves e2e4 e7e5");
+    let (lines, _) = e.go("go depth 5");
+    let last = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth") && l.contains(" score "))
+        .expect("a final info line");
+    let toks: Vec<&str> = last.split_whitespace().collect();
+    let at = toks
+        .iter()
+        .position(|t| *t == "hashfull")
+        .unwrap_or_else(|| panic!("hashfull in {last}"));
+    let full: u32 = toks[at + 1].parse().expect("hashfull is an integer");
+    assert!(full > 0 && full <= 1000, "{last}");
+    // Too large for the option: refused, the engine goes on with its table.
+    e.send("setoption name Hash value 999999999");
+    e.send("setoption name Clear Hash");
+    e.send("ucinewgame");
+    e.send("isready");
+    let lines = e.until("readyok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("option Hash") && l.contains("outside")),
+        "{lines:#?}"
+    );
+    let (_, mv) = e.go("go depth 3");
+    assert!(is_uci_move(&mv));
     e.quit();
 }

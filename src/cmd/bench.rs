@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use precedent::bench::{repeat_boards, run as bench};
+use precedent::bench::{TablePolicy, repeat_boards, run as bench, search_bench};
 use precedent::casebase::CaseBase;
 
 /// Arguments of `precedent bench`.
@@ -22,6 +22,13 @@ pub struct Args {
     /// Seconds to spend on each measurement.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
+    /// Benchmark the revise search instead: every position of six real games searched to
+    /// this depth, with a fresh table per move and with a persistent one (`--hash` MB).
+    #[arg(long, value_name = "DEPTH", conflicts_with_all = ["casebase", "synthetic"])]
+    search: Option<u32>,
+    /// Size of the persistent table for `--search`, in MB.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -29,6 +36,9 @@ pub struct Args {
 
 /// Runs `precedent bench`.
 pub fn run(args: Args) -> Result<()> {
+    if let Some(depth) = args.search {
+        return run_search(depth, args.hash, args.json);
+    }
     let cb = match &args.casebase {
         Some(path) => CaseBase::open(path)?,
         None => CaseBase::embedded()?,
@@ -70,5 +80,50 @@ pub fn run(args: Args) -> Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// `bench --search`: nodes and time to a fixed depth, fresh table per move against a persistent
+/// one.
+fn run_search(depth: u32, hash: usize, json: bool) -> Result<()> {
+    if !(1..=64).contains(&depth) {
+        bail!("--search {depth}: the depth must be 1 to 64");
+    }
+    if !(1..=precedent::revise::tt::MAX_MB).contains(&hash) {
+        bail!(
+            "--hash {hash}: must be 1 to {} MB",
+            precedent::revise::tt::MAX_MB
+        );
+    }
+    let rows = [
+        search_bench(depth, TablePolicy::FreshEveryMove),
+        search_bench(depth, TablePolicy::Persistent(hash)),
+    ];
+    if json {
+        println!("{}", serde_json::to_string(&rows)?);
+        return Ok(());
+    }
+    println!(
+        "{} positions of 6 games, each searched to depth {depth}",
+        rows[0].positions
+    );
+    for r in &rows {
+        let policy = match r.policy {
+            TablePolicy::FreshEveryMove => "fresh 4 MB table every move".to_string(),
+            TablePolicy::Persistent(mb) => format!("persistent {mb} MB table"),
+        };
+        println!(
+            "{policy:<30} {:>12} nodes  {:>8.2} s  {:>6.0} knps",
+            r.nodes,
+            r.seconds,
+            r.nodes as f64 / r.seconds / 1e3
+        );
+    }
+    let saved = 1.0 - rows[1].nodes as f64 / rows[0].nodes.max(1) as f64;
+    let faster = rows[0].seconds / rows[1].seconds;
+    println!(
+        "persistent: {:.1} % fewer nodes, {faster:.2}x the speed to the same depth",
+        saved * 100.0
+    );
     Ok(())
 }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use precedent::reasoner::DecideError;
 use precedent::revise::describe_value;
+use precedent::revise::tt::TranspositionTable;
 use precedent::think::{ThinkLimits, Thought, think};
 use shakmaty::{CastlingMode, Chess};
 
@@ -49,7 +50,8 @@ pub fn run(args: Args) -> Result<()> {
         deadline: Some(Instant::now() + Duration::from_millis(args.movetime)),
         ..ThinkLimits::default()
     };
-    let thought = match think(&cb, &pos, &cfg, limits, CastlingMode::Standard) {
+    let mut tt = TranspositionTable::default();
+    let thought = match think(&cb, &pos, &cfg, limits, CastlingMode::Standard, &mut tt) {
         Ok(t) => t,
         Err(e @ (DecideError::Checkmate | DecideError::Stalemate)) => {
             if args.json {

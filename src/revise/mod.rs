@@ -5,6 +5,7 @@
 
 pub mod evaluate;
 pub mod search;
+pub mod tt;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -16,6 +17,7 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 use crate::position::legal_moves_within;
 use crate::reasoner::Decision;
 use search::{RootValue, SearchLimits, Searcher, mate_in};
+use tt::TranspositionTable;
 
 /// The revise stage's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
@@ -161,13 +163,15 @@ fn refutation(pos: &Chess, r: &RootValue, best: &RootValue, tolerance: i32) -> S
 
 /// Revises a decision: searches the candidates (best-voted first) and every other legal move,
 /// and picks the best-voted candidate within the tolerance of the best value. `None` when the
-/// search could not complete even depth 1 in time (the retrieval answer stands).
+/// search could not complete even depth 1 in time (the retrieval answer stands). The search
+/// reads and fills `tt`, which the caller keeps from move to move.
 pub fn revise(
     pos: &Chess,
     decision: &Decision,
     cfg: &ReviseConfig,
     limits: ReviseLimits<'_>,
     castling: CastlingMode,
+    tt: &mut TranspositionTable,
 ) -> Option<Revised> {
     let started = Instant::now();
     let legal = legal_moves_within(pos, limits.moves);
@@ -205,7 +209,7 @@ pub fn revise(
         max_nodes: limits.max_nodes,
         progress: limits.progress,
     };
-    let mut searcher = Searcher::new(search_limits, 18);
+    let mut searcher = Searcher::new(search_limits, tt);
     let result = searcher.search_root(pos, &root, candidates.len(), cfg.tolerance.max(0))?;
     let best = result.best.clone();
     let mut verdicts = Vec::new();
@@ -332,6 +336,7 @@ mod tests {
             &cfg,
             ReviseLimits::default(),
             CastlingMode::Standard,
+            &mut TranspositionTable::new(1),
         )
         .expect("revised")
     }

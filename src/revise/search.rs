@@ -10,6 +10,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position};
 
 use super::evaluate::{evaluate, value};
+use super::tt::{Bound, PackedMove, TranspositionTable};
 
 /// Larger than any evaluation.
 pub const INF: i32 = 32_000;
@@ -35,19 +36,6 @@ pub struct SearchLimits<'a> {
     /// Called after every completed iteration (UCI prints it as analysis).
     pub progress: Option<&'a (dyn Fn(&RootResult) + Sync)>,
 }
-
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    key: u64,
-    mv: Option<Move>,
-    score: i32,
-    depth: i8,
-    bound: u8,
-}
-
-const EXACT: u8 = 0;
-const LOWER: u8 = 1;
-const UPPER: u8 = 2;
 
 /// A root move's value after the last completed iteration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,8 +63,8 @@ pub struct RootResult {
 }
 
 /// The search state.
-pub struct Searcher<'a> {
-    tt: Vec<Entry>,
+pub struct Searcher<'a, 't> {
+    tt: &'t mut TranspositionTable,
     killers: [[Option<Move>; 2]; MAX_PLY],
     history: Box<[[i32; 64]; 64]>,
     path: Vec<u64>,
@@ -124,11 +112,12 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
-impl<'a> Searcher<'a> {
-    /// A searcher with a transposition table of `2^tt_bits` entries.
-    pub fn new(limits: SearchLimits<'a>, tt_bits: u32) -> Searcher<'a> {
+impl<'a, 't> Searcher<'a, 't> {
+    /// A searcher using (and filling) `tt`; starts a new generation of its entries.
+    pub fn new(limits: SearchLimits<'a>, tt: &'t mut TranspositionTable) -> Searcher<'a, 't> {
+        tt.new_search();
         Searcher {
-            tt: vec![Entry::default(); 1 << tt_bits],
+            tt,
             killers: [[None; 2]; MAX_PLY],
             history: Box::new([[0; 64]; 64]),
             path: Vec::with_capacity(MAX_PLY),
@@ -137,10 +126,6 @@ impl<'a> Searcher<'a> {
             stopped: false,
             limits,
         }
-    }
-
-    fn slot(&self, key: u64) -> usize {
-        (key as usize) & (self.tt.len() - 1)
     }
 
     fn check_time(&mut self) {
@@ -152,10 +137,9 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    fn order(&self, pos: &Chess, moves: &mut MoveList, tt_move: Option<Move>, ply: usize) {
-        let _ = pos;
+    fn order(&self, moves: &mut MoveList, tt_move: Option<PackedMove>, ply: usize) {
         let score = |m: &Move| -> i32 {
-            if Some(*m) == tt_move {
+            if tt_move.is_some_and(|t| t.is(m)) {
                 return 1 << 30;
             }
             if is_tactical(m) {
@@ -245,15 +229,17 @@ impl<'a> Searcher<'a> {
         if self.stopped {
             return 0;
         }
-        let slot = self.slot(hash);
-        let entry = self.tt[slot];
-        let tt_move = (entry.key == hash).then_some(entry.mv).flatten();
-        if entry.key == hash && i32::from(entry.depth) >= depth && ply > 0 {
-            let s = from_tt(entry.score, ply);
-            match entry.bound {
-                EXACT => return s,
-                LOWER if s >= beta => return s,
-                UPPER if s <= alpha => return s,
+        let entry = self.tt.probe(hash);
+        let tt_move = entry.and_then(|e| e.mv);
+        if let Some(e) = entry
+            && e.depth >= depth
+            && ply > 0
+        {
+            let s = from_tt(e.score, ply);
+            match e.bound {
+                Bound::Exact => return s,
+                Bound::Lower if s >= beta => return s,
+                Bound::Upper if s <= alpha => return s,
                 _ => {}
             }
         }
@@ -261,7 +247,7 @@ impl<'a> Searcher<'a> {
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
-        self.order(pos, &mut moves, tt_move, ply);
+        self.order(&mut moves, tt_move, ply);
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move = None;
@@ -308,19 +294,14 @@ impl<'a> Searcher<'a> {
         }
         self.path.pop();
         let bound = if best >= beta {
-            LOWER
+            Bound::Lower
         } else if best > original_alpha {
-            EXACT
+            Bound::Exact
         } else {
-            UPPER
+            Bound::Upper
         };
-        self.tt[slot] = Entry {
-            key: hash,
-            mv: best_move,
-            score: to_tt(best, ply),
-            depth: depth.min(127) as i8,
-            bound,
-        };
+        self.tt
+            .store(hash, best_move, to_tt(best, ply), depth, bound);
         best
     }
 
@@ -334,8 +315,12 @@ impl<'a> Searcher<'a> {
         h = hash_after(&p, h, first, &next);
         p = next;
         while pv.len() < max {
-            let e = self.tt[self.slot(h)];
-            let Some(m) = e.mv.filter(|m| e.key == h && p.is_legal(*m)) else {
+            let Some(m) = self
+                .tt
+                .probe(h)
+                .and_then(|e| e.mv)
+                .and_then(|code| code.find(&p.legal_moves()))
+            else {
                 break;
             };
             let mut n = p.clone();
@@ -483,12 +468,13 @@ mod tests {
     fn best(fen: &str, depth: u32) -> (String, i32) {
         let pos = parse_fen(fen).expect("fen");
         let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let mut tt = TranspositionTable::new(1);
         let mut s = Searcher::new(
             SearchLimits {
                 max_depth: depth,
                 ..SearchLimits::default()
             },
-            16,
+            &mut tt,
         );
         let r = s.search_root(&pos, &moves, 0, 0).expect("a result");
         (
@@ -517,12 +503,13 @@ mod tests {
     fn quiescence_resolves_a_hanging_piece_exchange() {
         // White to move: Qxd5?? loses the queen to e6xd5; the quiet search sees it.
         let pos = parse_fen("4k3/8/4p3/3n4/8/8/3Q4/4K3 w - - 0 1").expect("fen");
+        let mut tt = TranspositionTable::new(1);
         let mut s = Searcher::new(
             SearchLimits {
                 max_depth: 1,
                 ..SearchLimits::default()
             },
-            12,
+            &mut tt,
         );
         let qxd5 = pos
             .legal_moves()
@@ -534,7 +521,7 @@ mod tests {
         // capture alone would have looked like +900.
         assert!(r.values[0].value < 0, "value {}", r.values[0].value);
         // Stand pat: the position itself is worth about a queen minus a knight and a pawn.
-        let mut s = Searcher::new(SearchLimits::default(), 12);
+        let mut s = Searcher::new(SearchLimits::default(), &mut tt);
         assert!(s.quiesce(&pos, -INF, INF, 0) > 400);
     }
 }

@@ -15,6 +15,7 @@ use crate::casebase::CaseBase;
 use crate::client::{self, Engine, Score};
 use crate::reasoner::ReasonerConfig;
 use crate::retrieve::Mode;
+use crate::revise::tt::TranspositionTable;
 use crate::think::{ThinkLimits, think};
 use crate::timeman::{Clock, budget};
 
@@ -259,6 +260,8 @@ pub enum Live {
     Precedent {
         cb: Arc<CaseBase>,
         config: ReasonerConfig,
+        /// Its transposition table, kept from move to move and cleared between games.
+        tt: Box<TranspositionTable>,
     },
     Uci {
         // Boxed: a running process and its pipes are several times larger than the others.
@@ -288,7 +291,7 @@ impl Live {
             shakmaty::Color::Black => (clocks.black, clocks.black_inc),
         };
         match self {
-            Live::Precedent { cb, config } => {
+            Live::Precedent { cb, config, tt } => {
                 let clock = Clock {
                     remaining: Some(remaining),
                     increment: inc,
@@ -299,7 +302,7 @@ impl Live {
                     deadline,
                     ..ThinkLimits::default()
                 };
-                match think(cb, pos, config, limits, CastlingMode::Standard) {
+                match think(cb, pos, config, limits, CastlingMode::Standard, tt) {
                     Ok(t) => Ok(Thought {
                         mv: t.mv,
                         score: None,
@@ -359,10 +362,12 @@ impl Live {
 
     /// Starts a game (`ucinewgame` for engines).
     pub fn new_game(&mut self) -> Result<(), Failure> {
-        if let Live::Uci { engine } = self {
-            engine
+        match self {
+            Live::Uci { engine } => engine
                 .new_game(Duration::from_secs(10))
-                .map_err(|e| Failure::Crash(e.to_string()))?;
+                .map_err(|e| Failure::Crash(e.to_string()))?,
+            Live::Precedent { tt, .. } => tt.clear(),
+            Live::Random { .. } => {}
         }
         Ok(())
     }
@@ -383,6 +388,7 @@ pub fn start(spec: &PlayerSpec, cb: Option<Arc<CaseBase>>, seed: u64) -> Result<
             Ok(Live::Precedent {
                 cb,
                 config: config.clone(),
+                tt: Box::new(TranspositionTable::default()),
             })
         }
         PlayerSpec::Random { .. } => Ok(Live::Random {

@@ -25,6 +25,7 @@ use crate::reasoner::{
     DecideError, DecideLimits, Decision, ReasonerConfig, decide, expected_to_cp,
 };
 use crate::revise::search::RootResult;
+use crate::revise::tt::TranspositionTable;
 use crate::revise::{Revised, describe_value};
 use crate::think::{EngineScore, ThinkLimits, Thought, think};
 use crate::timeman::{Clock, budget};
@@ -86,6 +87,8 @@ pub struct Engine {
     position: Chess,
     running: Option<Running>,
     debug: bool,
+    /// The search's memory, kept from move to move; a running search holds the lock.
+    tt: Arc<Mutex<TranspositionTable>>,
 }
 
 fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
@@ -116,6 +119,7 @@ impl Engine {
         };
         Engine {
             pool: pool(options.threads),
+            tt: Arc::new(Mutex::new(TranspositionTable::new(options.hash as usize))),
             options,
             slot,
             position: Chess::default(),
@@ -191,6 +195,7 @@ impl Engine {
             Command::UciNewGame => {
                 self.finish_search();
                 self.position = Chess::default();
+                self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
             }
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
             Command::Go(params) => {
@@ -225,6 +230,25 @@ impl Engine {
             Err(e) => send(&format!("info string error: {e}")),
             Ok(Change::None) => {}
             Ok(Change::Threads) => self.pool = pool(self.options.threads),
+            Ok(Change::ClearHash) => self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear(),
+            Ok(Change::Hash) => {
+                // Free the old table first: the new one may need the memory.
+                let mut tt = self.tt.lock().unwrap_or_else(|e| e.into_inner());
+                *tt = TranspositionTable::new(1);
+                match TranspositionTable::try_new(self.options.hash as usize) {
+                    Ok(new) => *tt = new,
+                    Err(e) => {
+                        if let Ok(old) = TranspositionTable::try_new(before.hash as usize) {
+                            *tt = old;
+                        }
+                        self.options = before;
+                        send(&format!(
+                            "info string error: {e}; keeping Hash {}",
+                            self.options.hash
+                        ));
+                    }
+                }
+            }
             Ok(Change::CaseBase(path)) => match load(path.clone()) {
                 Ok(cb) => {
                     self.slot = Slot::Ready(Some(Arc::new(cb)));
@@ -337,6 +361,7 @@ impl Engine {
             allowed,
             started: received,
             shared: Arc::clone(&shared),
+            tt: Arc::clone(&self.tt),
         };
         let handle = thread::spawn(move || job.run());
         self.running = Some(Running {
@@ -391,6 +416,7 @@ struct Job {
     allowed: Vec<Move>,
     started: Instant,
     shared: Arc<Shared>,
+    tt: Arc<Mutex<TranspositionTable>>,
 }
 
 impl Job {
@@ -462,9 +488,13 @@ impl Job {
             progress: Some(&report),
             ..self.limits()
         };
+        let mut guard = self.tt.lock().unwrap_or_else(|e| e.into_inner());
+        let tt: &mut TranspositionTable = &mut guard;
         let thought = self
             .pool
-            .install(|| think(cb, &self.position, &self.config, limits, self.castling));
+            .install(|| think(cb, &self.position, &self.config, limits, self.castling, tt));
+        let hashfull = tt.hashfull();
+        drop(guard);
         match thought {
             Err(DecideError::Checkmate) => (
                 vec![
@@ -481,7 +511,13 @@ impl Job {
                 "bestmove 0000".into(),
             ),
             Ok(t) => {
-                let mut lines = info_lines(&t, self.multipv, self.started.elapsed(), self.castling);
+                let mut lines = info_lines(
+                    &t,
+                    self.multipv,
+                    self.started.elapsed(),
+                    self.castling,
+                    hashfull,
+                );
                 let mut best = format!("bestmove {}", t.bestmove);
                 if self.ponder
                     && let Some(reply) = self.ponder_move(cb, &t)
@@ -526,6 +562,7 @@ fn info_lines(
     multipv: usize,
     elapsed: Duration,
     castling: CastlingMode,
+    hashfull: u32,
 ) -> Vec<String> {
     let ms = elapsed.as_millis() as u64;
     let d = &t.decision;
@@ -542,7 +579,7 @@ fn info_lines(
                     // The chosen move is first; its score is the one reported for the move.
                     let score = if i == 0 { t.score } else { EngineScore::from_value(*value) };
                     format!(
-                        "info depth {} seldepth {} multipv {} score {} nodes {nodes} nps {nps} time {ms} pv {}",
+                        "info depth {} seldepth {} multipv {} score {} nodes {nodes} nps {nps} hashfull {hashfull} time {ms} pv {}",
                         r.depth,
                         r.seldepth.max(r.depth),
                         i + 1,

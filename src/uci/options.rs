@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::adapt::Weights;
 use crate::reasoner::ReasonerConfig;
+use crate::revise::tt::{DEFAULT_MB, MAX_MB};
 
 /// Current option values.
 #[derive(Clone, Debug)]
@@ -25,7 +26,7 @@ impl Default for Options {
         Options {
             casebase: None,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            hash: 16,
+            hash: DEFAULT_MB as u64,
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             multipv: 1,
             reasoner: ReasonerConfig::default(),
@@ -50,6 +51,10 @@ pub enum Change {
     CaseBase(Option<PathBuf>),
     /// Rebuild the thread pool.
     Threads,
+    /// Resize the transposition table.
+    Hash,
+    /// Empty the transposition table (the `Clear Hash` button).
+    ClearHash,
 }
 
 impl Options {
@@ -63,7 +68,8 @@ impl Options {
                 "option name Threads type spin default {} min 1 max 256",
                 self.threads
             ),
-            "option name Hash type spin default 16 min 1 max 33554432".to_string(),
+            format!("option name Hash type spin default {DEFAULT_MB} min 1 max {MAX_MB}"),
+            "option name Clear Hash type button".to_string(),
             format!(
                 "option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD} min 0 max 5000"
             ),
@@ -143,7 +149,11 @@ impl Options {
                 self.threads = spin(1, 256)? as usize;
                 return Ok(Change::Threads);
             }
-            "hash" => self.hash = spin(1, 33_554_432)? as u64,
+            "hash" => {
+                self.hash = spin(1, MAX_MB as i64)? as u64;
+                return Ok(Change::Hash);
+            }
+            "clear hash" => return Ok(Change::ClearHash),
             "move overhead" => self.move_overhead = spin(0, 5000)? as u64,
             "multipv" => self.multipv = spin(1, 256)? as usize,
             "ponder" => self.ponder = check()?,
