@@ -279,22 +279,17 @@ thread_local! {
         std::cell::RefCell::new(TranspositionTable::new(4));
 }
 
-/// The reasoner's move for each position, in parallel; seeded per position.
+/// The reasoner's move for each position, in parallel; seeded per position. `done` is called
+/// after each position (for a progress display).
 pub fn run_reasoner(
     cb: &CaseBase,
     positions: &[(Chess, Option<Move>)],
     cfg: &ReasonerConfig,
     movetime: Option<Duration>,
     seed: u64,
-    show_progress: bool,
+    done: &(dyn Fn(&Outcome) + Sync),
 ) -> Vec<Outcome> {
-    let bar = if show_progress {
-        progress(positions.len(), "positions")
-    } else {
-        ProgressBar::hidden()
-    };
-    let matched = std::sync::atomic::AtomicU64::new(0);
-    let out = positions
+    positions
         .par_iter()
         .enumerate()
         .map(|(i, (pos, expected))| {
@@ -321,18 +316,10 @@ pub fn run_reasoner(
                 },
                 Err(_) => Outcome::default(),
             };
-            let m = matched.fetch_add(u64::from(o.matched), std::sync::atomic::Ordering::Relaxed)
-                + u64::from(o.matched);
-            bar.inc(1);
-            bar.set_message(format!(
-                "{:.1}% matched",
-                100.0 * m as f64 / bar.position().max(1) as f64
-            ));
+            done(&o);
             o
         })
-        .collect();
-    bar.finish_and_clear();
-    out
+        .collect()
 }
 
 /// An external engine's move for each position: `threads` engine processes share the work.

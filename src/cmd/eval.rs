@@ -2,6 +2,7 @@
 
 use std::io::BufRead;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -9,8 +10,8 @@ use precedent::casebase::CaseBase;
 use precedent::client::Limit;
 use precedent::epd::{EpdRecord, parse_line};
 use precedent::eval::{
-    EpdReport, Outcome, Report, casebase_keys, epd_report, judge, report, run_engine, run_reasoner,
-    sample_positions,
+    EpdReport, Outcome, Report, casebase_keys, epd_report, judge, progress, report, run_engine,
+    run_reasoner, sample_positions,
 };
 use precedent::pgn::Selection;
 use shakmaty::{Chess, Move};
@@ -111,7 +112,18 @@ fn moves_for(
     }
     let cfg = args.reasoner.config()?;
     let seed = cfg.seed.unwrap_or(1);
-    let outcomes = run_reasoner(cb, positions, &cfg, movetime(args, &cfg), seed, true);
+    let bar = progress(positions.len(), "positions");
+    let matched = AtomicU64::new(0);
+    let done = |o: &Outcome| {
+        let m = matched.fetch_add(u64::from(o.matched), Ordering::Relaxed) + u64::from(o.matched);
+        bar.inc(1);
+        bar.set_message(format!(
+            "{:.1}% matched",
+            100.0 * m as f64 / bar.position().max(1) as f64
+        ));
+    };
+    let outcomes = run_reasoner(cb, positions, &cfg, movetime(args, &cfg), seed, &done);
+    bar.finish_and_clear();
     let name = format!(
         "precedent ({}, mode {}, k {}, p {}, weights {})",
         cb.name(),

@@ -15,6 +15,9 @@ use shakmaty::{Chess, Move};
 
 use super::reasoner_args::ReasonerArgs;
 
+/// Time per position with revise on, unless `--movetime` says otherwise.
+const DEFAULT_MOVETIME_MS: u64 = 20;
+
 /// Arguments of `precedent tune`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -41,12 +44,14 @@ pub struct Args {
     #[arg(long, default_value_t = 3)]
     parents: usize,
     /// Positions per generation (a new sample each generation).
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 300)]
     positions: usize,
     /// Positions of the final check, from games never used in tuning.
     #[arg(long, default_value_t = 3000)]
     test_positions: usize,
-    /// Time per position (needed when revise is on).
+    /// Time per position when revise is on (default 20 ms: 11 individuals × 300 positions × 10
+    /// generations plus the final check, about 7 minutes on two cores); without revise the whole
+    /// case base is scanned.
     #[arg(long, value_name = "MS")]
     movetime: Option<u64>,
     /// Write the tuned parameters here (TOML; load with --params or setoption name Params).
@@ -65,12 +70,13 @@ fn accuracy(
     cfg: &ReasonerConfig,
     movetime: Option<Duration>,
     seed: u64,
+    bar: &ProgressBar,
 ) -> (u64, u64) {
     let positions: Vec<(Chess, Option<Move>)> = samples
         .iter()
         .map(|s| (s.pos.clone(), Some(s.human)))
         .collect();
-    let outcomes = run_reasoner(cb, &positions, cfg, movetime, seed, false);
+    let outcomes = run_reasoner(cb, &positions, cfg, movetime, seed, &|_| bar.inc(1));
     (
         outcomes.iter().filter(|o| o.matched).count() as u64,
         outcomes.len() as u64,
@@ -87,7 +93,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
     let base = args.reasoner.config()?;
     let movetime = match (args.movetime, base.revise.enabled) {
         (Some(ms), _) => Some(Duration::from_millis(ms)),
-        (None, true) => Some(Duration::from_millis(100)),
+        (None, true) => Some(Duration::from_millis(DEFAULT_MOVETIME_MS)),
         (None, false) => None,
     };
     let seed = args.reasoner.seed.unwrap_or(1);
@@ -131,15 +137,20 @@ pub fn run_cmd(args: Args) -> Result<()> {
         full.x.resize(GENES.len(), f64::from(base.revise.tolerance));
         full.to_config(&base)
     };
-    let bar = ProgressBar::with_draw_target(
-        Some(args.generations as u64),
-        ProgressDrawTarget::stderr_with_hz(4),
-    );
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} generation {pos}/{len} {msg} ({eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
     let per_gen = args.positions.min(pool.len());
+    // One bar over every position searched, tuning and the final check, so that its estimate
+    // of the time left covers the whole run.
+    let individuals = args.parents.max(1) + args.population.max(1);
+    let total = args.generations * individuals * per_gen + 2 * test.len();
+    let bar =
+        ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr_with_hz(4));
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:30} {percent}% {msg} ({elapsed} elapsed, about {eta} left)",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message("generation 1");
     let mut rng = StdRng::seed_from_u64(seed);
     let (best, history) = evolve(
         start.clone(),
@@ -170,15 +181,16 @@ pub fn run_cmd(args: Args) -> Result<()> {
                         &decode(ind),
                         movetime,
                         seed ^ generation as u64,
+                        &bar,
                     );
                     m as f64 / n.max(1) as f64
                 })
                 .collect()
         },
         |g| {
-            bar.inc(1);
             bar.set_message(format!(
-                "best {:.2}% mean {:.2}%",
+                "generation {}: best {:.2}% mean {:.2}%",
+                (g.generation + 1).min(args.generations),
                 g.best * 100.0,
                 g.mean * 100.0
             ));
@@ -192,16 +204,17 @@ pub fn run_cmd(args: Args) -> Result<()> {
             }
         },
     );
-    bar.finish_and_clear();
     let tuned = decode(&best[0]);
     tuned.save(&args.out).map_err(anyhow::Error::msg)?;
+    bar.set_message("final check on the test games");
     let check = |cfg: &ReasonerConfig| {
-        let (m, n) = accuracy(&cb, &test, cfg, movetime, seed ^ 0xc0ffee);
+        let (m, n) = accuracy(&cb, &test, cfg, movetime, seed ^ 0xc0ffee, &bar);
         let (lo, hi) = wilson(m, n);
         serde_json::json!({ "matches": m, "positions": n, "accuracy": m as f64 / n.max(1) as f64, "ci_low": lo, "ci_high": hi })
     };
     let before = check(&base);
     let after = check(&tuned);
+    bar.finish_and_clear();
     let report = serde_json::json!({
         "generations": history,
         "tuned": tuned,
