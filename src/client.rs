@@ -160,6 +160,15 @@ impl Engine {
         Ok(engine)
     }
 
+    /// Resident memory of the engine's process in kB (`VmRSS` from `/proc`; `None` elsewhere).
+    pub fn resident_kb(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
+
     /// The command the engine was started with.
     pub fn name(&self) -> &str {
         &self.name

@@ -251,3 +251,60 @@ fn experiment_answers(pgn: &str, max_games: usize) {
     assert!(svg.starts_with("<svg") && svg.matches("<circle").count() == 4);
     assert!(out.join("games.pgn").exists() && out.join("1000-1399.cb").exists());
 }
+
+#[test]
+fn chess960_match_through_the_uci_pipe_keeps_engines_running_and_replays_legally() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn = dir.path().join("games.pgn");
+    let engine = format!("uci:name=engine,cmd={}", common::bin());
+    let r = run_json(&[
+        "match",
+        "--player",
+        &engine,
+        "--player",
+        "random:name=r",
+        "--games",
+        "4",
+        "--tc",
+        "2+0.02",
+        "--chess960",
+        "--max-plies",
+        "100",
+        "--pgn-out",
+        pgn.to_str().expect("path"),
+        "--json",
+    ]);
+    let players = r["players"].as_array().expect("players");
+    let row = players
+        .iter()
+        .find(|p| p["name"] == "engine")
+        .expect("engine row");
+    assert_eq!(row["failures"], 0, "{row}");
+    // One engine process played all four games (one worker, no restarts); its memory is read
+    // from /proc.
+    if cfg!(target_os = "linux") {
+        let memory = row["memory"].as_array().expect("memory samples");
+        assert_eq!(memory.len(), 4, "{row}");
+        assert_eq!(memory[3]["process_games"], 4, "{row}");
+        assert!(memory[3]["kb"].as_u64().is_some_and(|kb| kb > 0), "{row}");
+    }
+    let times = &row["times"];
+    assert!(times["moves"].as_u64().is_some_and(|m| m > 0), "{row}");
+    assert!(
+        times["slowest_ms"].as_f64().is_some_and(|ms| ms > 0.0),
+        "{row}"
+    );
+    let text = std::fs::read_to_string(&pgn).expect("pgn");
+    assert_eq!(text.matches("[Variant \"Chess960\"]").count(), 4, "{text}");
+    // Every game replays legally from its Chess960 start position.
+    let cb = dir.path().join("replay.cb");
+    let b = run_json(&[
+        "build",
+        pgn.to_str().expect("path"),
+        "-o",
+        cb.to_str().expect("path"),
+        "--strict",
+        "--json",
+    ]);
+    assert_eq!(b["games_read"], 4, "{b}");
+}

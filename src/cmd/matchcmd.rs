@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use precedent::tournament::game::Adjudication;
-use precedent::tournament::openings::{Opening, load};
+use precedent::tournament::openings::{Opening, chess960, load};
 use precedent::tournament::player::{PlayerSpec, TimeControl};
 use precedent::tournament::{MatchConfig, MatchReport, Pairing, run};
 
@@ -57,6 +57,14 @@ pub struct MatchSettings {
     /// Resign adjudication from an external engine's score: CP:MOVES (e.g. 1000:3).
     #[arg(long, value_name = "CP:MOVES")]
     resign: Option<String>,
+    /// Chess960: the openings are the 960 start positions (in an order drawn from --seed),
+    /// engines get UCI_Chess960 true and castling is written king takes rook.
+    #[arg(long, conflicts_with = "openings")]
+    chess960: bool,
+    /// Start every engine afresh for every game (default: each engine process plays game
+    /// after game, with ucinewgame between them, as in a GUI; one that fails is restarted).
+    #[arg(long)]
+    restart: bool,
 }
 
 impl MatchSettings {
@@ -73,6 +81,7 @@ impl MatchSettings {
         }
         let openings = match &self.openings {
             Some(path) => load(path, 100_000)?,
+            None if self.chess960 => (0..960).map(chess960).collect(),
             None => vec![Opening::startpos()],
         };
         Ok(MatchConfig {
@@ -90,6 +99,8 @@ impl MatchSettings {
             pgn_out,
             anchor: None,
             event: event.to_string(),
+            chess960: self.chess960,
+            restart: self.restart,
         })
     }
 }
@@ -200,5 +211,43 @@ pub fn print_report(r: &MatchReport) {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    for &i in &order {
+        let p = &r.players[i];
+        let t = &p.times;
+        if t.moves > 0 {
+            println!(
+                "{}: slowest move {:.0} ms (its budget {:.0} ms), worst excess over budget {:+.0} ms, least clock left {:.0} ms, {} moves",
+                p.name,
+                t.slowest_ms,
+                t.slowest_budget_ms,
+                t.worst_over_budget_ms,
+                t.least_clock_left_ms,
+                t.moves
+            );
+        }
+        if !p.forfeits.is_empty() {
+            let kinds: Vec<String> = p.forfeits.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            println!("{}: games lost by failure: {}", p.name, kinds.join(", "));
+        }
+        // Memory early (game 10 of the match, once the tables have filled) against the end.
+        let early = p
+            .memory
+            .iter()
+            .find(|m| m.after_games >= 10)
+            .or(p.memory.first());
+        if let (Some(early), Some(last)) = (early, p.memory.last()) {
+            let peak = p.memory.iter().map(|m| m.kb).max().unwrap_or(0);
+            println!(
+                "{}: resident memory {} kB after game {} of the match, {} kB after game {} ({:.2}x); peak {} kB",
+                p.name,
+                early.kb,
+                early.after_games,
+                last.kb,
+                last.after_games,
+                last.kb as f64 / early.kb.max(1) as f64,
+                peak
+            );
+        }
+    }
     println!("{} failures; {:.1} s", r.failures.len(), r.seconds);
 }

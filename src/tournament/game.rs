@@ -2,14 +2,16 @@
 //! by a player's failure (crash, stall, illegal move, flag).
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use serde::Serialize;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
 use super::openings::Opening;
 use super::player::{Clocks, Failure, Live, TimeControl};
 use crate::casebase::GameResult;
+use crate::timeman::{Clock, budget};
 
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,6 +98,68 @@ pub struct Adjudication {
     pub resign: Option<(i32, u32)>,
 }
 
+/// How long a player's moves took against the time it had, over one game or a match.
+///
+/// The budget of a move is what Precedent's own time manager would allow with the clock the
+/// player had (remaining / 25 + ¾ increment, at most 40 % of the clock; no move overhead), the
+/// same yardstick for every player.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct MoveTimes {
+    /// Moves timed.
+    pub moves: u64,
+    /// The longest move, in ms.
+    pub slowest_ms: f64,
+    /// The budget of that move, in ms.
+    pub slowest_budget_ms: f64,
+    /// The largest excess of a move over its budget, in ms (negative: every move was within).
+    pub worst_over_budget_ms: f64,
+    /// The least time left on the player's clock after a move, in ms.
+    pub least_clock_left_ms: f64,
+}
+
+impl MoveTimes {
+    fn record(&mut self, used: Duration, clock_before: Duration, increment: Duration) {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let plan = Clock {
+            remaining: Some(clock_before),
+            increment,
+            ..Clock::default()
+        };
+        let allowed = budget(&plan, Duration::ZERO).map_or(f64::INFINITY, ms);
+        let over = ms(used) - allowed;
+        let left = ms(clock_before.saturating_sub(used));
+        if self.moves == 0 {
+            self.worst_over_budget_ms = over;
+            self.least_clock_left_ms = left;
+        }
+        if ms(used) > self.slowest_ms {
+            self.slowest_ms = ms(used);
+            self.slowest_budget_ms = allowed;
+        }
+        self.worst_over_budget_ms = self.worst_over_budget_ms.max(over);
+        self.least_clock_left_ms = self.least_clock_left_ms.min(left);
+        self.moves += 1;
+    }
+
+    /// Both records together.
+    pub fn merge(&mut self, other: &MoveTimes) {
+        if other.moves == 0 {
+            return;
+        }
+        if self.moves == 0 {
+            *self = *other;
+            return;
+        }
+        if other.slowest_ms > self.slowest_ms {
+            self.slowest_ms = other.slowest_ms;
+            self.slowest_budget_ms = other.slowest_budget_ms;
+        }
+        self.worst_over_budget_ms = self.worst_over_budget_ms.max(other.worst_over_budget_ms);
+        self.least_clock_left_ms = self.least_clock_left_ms.min(other.least_clock_left_ms);
+        self.moves += other.moves;
+    }
+}
+
 /// A finished game.
 #[derive(Clone, Debug)]
 pub struct GameRecordOut {
@@ -107,6 +171,8 @@ pub struct GameRecordOut {
     pub moves: Vec<Move>,
     /// The final position.
     pub final_position: Chess,
+    /// White's and Black's move times.
+    pub times: [MoveTimes; 2],
 }
 
 fn loss_for(side: Color) -> GameResult {
@@ -116,13 +182,15 @@ fn loss_for(side: Color) -> GameResult {
     }
 }
 
-/// Plays a game from `opening`. `tc` is White's and Black's time control.
+/// Plays a game from `opening`. `tc` is White's and Black's time control; `castling` is how
+/// moves are written to the engines (king takes rook for Chess960).
 pub fn play(
     white: &mut Live,
     black: &mut Live,
     opening: &Opening,
     tc: [TimeControl; 2],
     adj: &Adjudication,
+    castling: CastlingMode,
 ) -> GameRecordOut {
     let mut pos = opening.position.clone();
     let mut history: Vec<Move> = opening.moves.clone();
@@ -130,16 +198,19 @@ pub fn play(
     let mut seen: HashMap<Zobrist64, u8> = HashMap::new();
     let mut clock = [tc[0].base, tc[1].base];
     let mut streak = [(0u32, 0i8); 2];
-    let finish = |result, termination, culprit, played: Vec<Move>, pos: Chess| GameRecordOut {
-        result,
-        termination,
-        culprit,
-        moves: played,
-        final_position: pos,
-    };
+    let mut times = [MoveTimes::default(); 2];
+    let finish =
+        |result, termination, culprit, played: Vec<Move>, pos: Chess, times| GameRecordOut {
+            result,
+            termination,
+            culprit,
+            moves: played,
+            final_position: pos,
+            times,
+        };
     for (side, live) in [(Color::White, &mut *white), (Color::Black, &mut *black)] {
         if let Err(f) = live.new_game() {
-            return finish(loss_for(side), failure(f), Some(side), played, pos);
+            return finish(loss_for(side), failure(f), Some(side), played, pos, times);
         }
     }
     loop {
@@ -153,10 +224,18 @@ pub fn play(
                 None,
                 played,
                 pos,
+                times,
             );
         }
         if pos.is_stalemate() {
-            return finish(GameResult::Draw, Termination::Stalemate, None, played, pos);
+            return finish(
+                GameResult::Draw,
+                Termination::Stalemate,
+                None,
+                played,
+                pos,
+                times,
+            );
         }
         if pos.is_insufficient_material() {
             return finish(
@@ -165,16 +244,38 @@ pub fn play(
                 None,
                 played,
                 pos,
+                times,
             );
         }
         if pos.halfmoves() >= 100 {
-            return finish(GameResult::Draw, Termination::FiftyMoves, None, played, pos);
+            return finish(
+                GameResult::Draw,
+                Termination::FiftyMoves,
+                None,
+                played,
+                pos,
+                times,
+            );
         }
         if seen.values().any(|&n| n >= 3) {
-            return finish(GameResult::Draw, Termination::Threefold, None, played, pos);
+            return finish(
+                GameResult::Draw,
+                Termination::Threefold,
+                None,
+                played,
+                pos,
+                times,
+            );
         }
         if adj.max_plies.is_some_and(|m| played.len() as u32 >= m) {
-            return finish(GameResult::Draw, Termination::MaxPlies, None, played, pos);
+            return finish(
+                GameResult::Draw,
+                Termination::MaxPlies,
+                None,
+                played,
+                pos,
+                times,
+            );
         }
         let side = pos.turn();
         let i = usize::from(side == Color::Black);
@@ -190,12 +291,15 @@ pub fn play(
         } else {
             &mut *black
         };
-        let thought = live.think(&opening.fen, &history, &pos, &clocks);
+        let thought = live.think(&opening.fen, &history, &pos, &clocks, castling);
         let used = started.elapsed();
         let thought = match thought {
             Ok(t) => t,
-            Err(f) => return finish(loss_for(side), failure(f), Some(side), played, pos),
+            Err(f) => {
+                return finish(loss_for(side), failure(f), Some(side), played, pos, times);
+            }
         };
+        times[i].record(used, clock[i], tc[i].increment);
         if used > clock[i] {
             return finish(
                 loss_for(side),
@@ -203,6 +307,7 @@ pub fn play(
                 Some(side),
                 played,
                 pos,
+                times,
             );
         }
         clock[i] = clock[i] - used + tc[i].increment;
@@ -229,7 +334,7 @@ pub fn play(
                 history.push(thought.mv);
                 played.push(thought.mv);
                 pos.play_unchecked(thought.mv);
-                return finish(result, Termination::Resignation, None, played, pos);
+                return finish(result, Termination::Resignation, None, played, pos, times);
             }
         }
         history.push(thought.mv);

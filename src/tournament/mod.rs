@@ -7,7 +7,7 @@ pub mod openings;
 pub mod pgn_out;
 pub mod player;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,12 +18,12 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use serde::Serialize;
-use shakmaty::Color;
+use shakmaty::{CastlingMode, Color};
 
 use crate::casebase::{CaseBase, GameResult};
 use crate::rating::{self, Anchor, Crosstable, Pairwise, Played};
 use crate::retrieve::tie_key;
-use game::{Adjudication, Termination};
+use game::{Adjudication, MoveTimes, Termination};
 use openings::Opening;
 use player::{PlayerSpec, TimeControl};
 
@@ -52,6 +52,12 @@ pub struct MatchConfig {
     /// Anchor the Elo scale: a player's name and its Elo; `None` = mean 0.
     pub anchor: Option<(String, f64)>,
     pub event: String,
+    /// Chess960: engines get `UCI_Chess960 true` and castling is written king takes rook.
+    pub chess960: bool,
+    /// Start every engine afresh for every game. Otherwise (as GUIs and fastchess do) each
+    /// worker keeps its engines running from game to game, with `ucinewgame` between games,
+    /// and restarts only an engine that failed.
+    pub restart: bool,
 }
 
 /// One scheduled game.
@@ -88,6 +94,23 @@ pub struct PlayerRow {
     pub ci_high: f64,
     /// Games this player lost by crashing, stalling, flagging or an illegal move.
     pub failures: u64,
+    /// Those games by kind (time forfeit, illegal move, engine failure, engine stalled).
+    pub forfeits: BTreeMap<String, u64>,
+    /// Its move times against their budgets, over the whole match.
+    pub times: MoveTimes,
+    /// Resident memory of its process (external engines), sampled after its games.
+    pub memory: Vec<MemorySample>,
+}
+
+/// A player process's resident memory after a game.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct MemorySample {
+    /// Games finished in the match when the sample was taken.
+    pub after_games: usize,
+    /// Games this process had played.
+    pub process_games: usize,
+    /// Resident set size in kB.
+    pub kb: u64,
 }
 
 /// What a match produced.
@@ -168,6 +191,8 @@ fn schedule(cfg: &MatchConfig) -> Vec<Job> {
 struct Finished {
     job: Job,
     record: game::GameRecordOut,
+    /// White's and Black's process memory after the game (kB), and games that process played.
+    memory: [Option<(u64, usize)>; 2],
 }
 
 /// Plays the match. `progress` gets each finished game's index and a status line.
@@ -244,31 +269,56 @@ pub fn run(cfg: &MatchConfig) -> Result<MatchReport, MatchError> {
     let mut failures = Vec::new();
     let mut points = vec![0.0f64; cfg.players.len()];
     let mut played = vec![0u64; cfg.players.len()];
+    let mut memory: Vec<Vec<MemorySample>> = vec![Vec::new(); cfg.players.len()];
+    let mut finished = 0;
     std::thread::scope(|scope| -> Result<(), MatchError> {
         for _ in 0..cfg.concurrency.max(1) {
             let tx = tx.clone();
             let (jobs, next, casebases, openings, tcs) =
                 (&jobs, &next, &casebases, &openings, &tcs);
             scope.spawn(move || {
+                // This worker's running players, by player index, with the games each played.
+                let mut live: HashMap<usize, (player::Live, usize)> = HashMap::new();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&job) = jobs.get(i) else { break };
-                    let record = play_job(
+                    let (record, memory) = play_job(
                         cfg,
                         job,
                         casebases,
                         &openings[job.opening],
                         [tcs[job.white], tcs[job.black]],
+                        &mut live,
                     );
-                    if tx.send(Finished { job, record }).is_err() {
+                    if tx
+                        .send(Finished {
+                            job,
+                            record,
+                            memory,
+                        })
+                        .is_err()
+                    {
                         break;
                     }
+                }
+                for (player, _) in live.into_values() {
+                    player.finish();
                 }
             });
         }
         drop(tx);
         for f in rx {
             let job = f.job;
+            finished += 1;
+            for (player, sample) in [job.white, job.black].into_iter().zip(f.memory) {
+                if let Some((kb, process_games)) = sample {
+                    memory[player].push(MemorySample {
+                        after_games: finished,
+                        process_games,
+                        kb,
+                    });
+                }
+            }
             let r = &f.record;
             let (w, b) = (cfg.players[job.white].name(), cfg.players[job.black].name());
             if let Some(culprit) = r.culprit {
@@ -303,6 +353,7 @@ pub fn run(cfg: &MatchConfig) -> Result<MatchReport, MatchError> {
                     time_control: [tcs[job.white].to_string(), tcs[job.black].to_string()],
                     opening: &openings[job.opening],
                     moves: &r.moves,
+                    chess960: cfg.chess960,
                 });
                 let path = cfg
                     .pgn_out
@@ -339,21 +390,36 @@ pub fn run(cfg: &MatchConfig) -> Result<MatchReport, MatchError> {
         &jobs,
         &results,
         failures,
+        memory,
         anchor,
         started.elapsed().as_secs_f64(),
     ))
 }
 
+/// Plays one scheduled game with the worker's running players (`live`), starting those that
+/// are not running; returns the record and each side's process memory after the game.
 fn play_job(
     cfg: &MatchConfig,
     job: Job,
     casebases: &[Option<Arc<CaseBase>>],
     opening: &Opening,
     tc: [TimeControl; 2],
-) -> game::GameRecordOut {
+    live: &mut HashMap<usize, (player::Live, usize)>,
+) -> (game::GameRecordOut, [Option<(u64, usize)>; 2]) {
     let seed = tie_key(cfg.seed, job.round);
-    let start =
-        |p: usize, salt: u64| player::start(&cfg.players[p], casebases[p].clone(), seed ^ salt);
+    // A random mover is made anew for every game, so that its moves depend on the game's seed
+    // alone, not on which worker played which games before.
+    let keep = |p: usize| !cfg.restart && !matches!(cfg.players[p], PlayerSpec::Random { .. });
+    let mut start = |p: usize, salt: u64| match live.remove(&p) {
+        Some(running) => Ok(running),
+        None => player::start(
+            &cfg.players[p],
+            casebases[p].clone(),
+            seed ^ salt,
+            cfg.chess960,
+        )
+        .map(|l| (l, 0)),
+    };
     let fail = |side: Color, f: player::Failure| game::GameRecordOut {
         result: if side == Color::White {
             GameResult::BlackWins
@@ -368,22 +434,47 @@ fn play_job(
         culprit: Some(side),
         moves: Vec::new(),
         final_position: opening.position.clone(),
+        times: [MoveTimes::default(); 2],
     };
-    let mut white = match start(job.white, 1) {
+    let (mut white, white_games) = match start(job.white, 1) {
         Ok(l) => l,
-        Err(f) => return fail(Color::White, f),
+        Err(f) => return (fail(Color::White, f), [None, None]),
     };
-    let mut black = match start(job.black, 2) {
+    let (mut black, black_games) = match start(job.black, 2) {
         Ok(l) => l,
         Err(f) => {
             white.finish();
-            return fail(Color::Black, f);
+            return (fail(Color::Black, f), [None, None]);
         }
     };
-    let record = game::play(&mut white, &mut black, opening, tc, &cfg.adjudication);
-    white.finish();
-    black.finish();
-    record
+    let castling = if cfg.chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    let record = game::play(
+        &mut white,
+        &mut black,
+        opening,
+        tc,
+        &cfg.adjudication,
+        castling,
+    );
+    let mut memory = [None, None];
+    let sides = [
+        (Color::White, job.white, white, white_games),
+        (Color::Black, job.black, black, black_games),
+    ];
+    for (i, (side, p, player, games)) in sides.into_iter().enumerate() {
+        memory[i] = player.resident_kb().map(|kb| (kb, games + 1));
+        // An engine that failed is restarted for its next game.
+        if keep(p) && record.culprit != Some(side) {
+            live.insert(p, (player, games + 1));
+        } else {
+            player.finish();
+        }
+    }
+    (record, memory)
 }
 
 fn report(
@@ -391,6 +482,7 @@ fn report(
     jobs: &[Job],
     results: &[Option<game::GameRecordOut>],
     failures: Vec<String>,
+    memory: Vec<Vec<MemorySample>>,
     anchor: Anchor,
     seconds: f64,
 ) -> MatchReport {
@@ -399,6 +491,8 @@ fn report(
     let mut summaries = Vec::new();
     let mut terminations: HashMap<String, u64> = HashMap::new();
     let mut fails = vec![0u64; n];
+    let mut forfeits: Vec<BTreeMap<String, u64>> = vec![BTreeMap::new(); n];
+    let mut times = vec![MoveTimes::default(); n];
     for (job, r) in jobs.iter().zip(results) {
         let Some(r) = r else { continue };
         let score = r.result.points_for(Color::White).unwrap_or(0.5);
@@ -408,12 +502,18 @@ fn report(
             score,
         });
         if let Some(c) = r.culprit {
-            fails[if c == Color::White {
+            let p = if c == Color::White {
                 job.white
             } else {
                 job.black
-            }] += 1;
+            };
+            fails[p] += 1;
+            *forfeits[p]
+                .entry(r.termination.kind().to_string())
+                .or_default() += 1;
         }
+        times[job.white].merge(&r.times[0]);
+        times[job.black].merge(&r.times[1]);
         *terminations
             .entry(r.termination.kind().to_string())
             .or_default() += 1;
@@ -453,6 +553,9 @@ fn report(
                 ci_low: fit.ci_low[i],
                 ci_high: fit.ci_high[i],
                 failures: fails[i],
+                forfeits: forfeits[i].clone(),
+                times: times[i],
+                memory: memory[i].clone(),
             }
         })
         .collect();

@@ -140,3 +140,100 @@ fn load_epd(path: &str, limit: usize) -> Result<Vec<Opening>, OpeningError> {
     }
     Ok(out)
 }
+
+/// The Chess960 start position with Scharnagl number `n` (0–959; 518 is the standard one).
+pub fn chess960(n: u32) -> Opening {
+    let n = n % 960;
+    let mut rank: [Option<char>; 8] = [None; 8];
+    let mut rest = n;
+    // Light-squared bishop on b, d, f or h; dark-squared on a, c, e or g.
+    rank[(2 * (rest % 4) + 1) as usize] = Some('B');
+    rest /= 4;
+    rank[(2 * (rest % 4)) as usize] = Some('B');
+    rest /= 4;
+    let put = |rank: &mut [Option<char>; 8], mut index: u32, piece: char| {
+        for square in rank.iter_mut() {
+            if square.is_none() {
+                if index == 0 {
+                    *square = Some(piece);
+                    return;
+                }
+                index -= 1;
+            }
+        }
+    };
+    put(&mut rank, rest % 6, 'Q');
+    rest /= 6;
+    // The ten ways to place two knights on the five squares left, in Scharnagl's order.
+    const KNIGHTS: [(u32, u32); 10] = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 3),
+        (2, 4),
+        (3, 4),
+    ];
+    let (a, b) = KNIGHTS[rest as usize];
+    // The second knight's index counts the squares left after the first is placed.
+    put(&mut rank, a, 'N');
+    put(&mut rank, b - 1, 'N');
+    for piece in ['R', 'K', 'R'] {
+        put(&mut rank, 0, piece);
+    }
+    let white: String = rank.iter().map(|p| p.unwrap_or('R')).collect();
+    let fen = format!(
+        "{}/pppppppp/8/8/8/8/PPPPPPPP/{white} w KQkq - 0 1",
+        white.to_ascii_lowercase()
+    );
+    let position = parse_fen(&fen).unwrap_or_default();
+    Opening {
+        fen: fen_of(&position),
+        standard_start: n == 518,
+        moves: Vec::new(),
+        position,
+        name: format!("Chess960 #{n}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scharnagl_numbers_give_the_known_start_positions() {
+        // Reference values from Scharnagl's table.
+        assert_eq!(chess960(518).position, Chess::default());
+        assert!(
+            chess960(0).fen.starts_with("bbqnnrkr/"),
+            "{}",
+            chess960(0).fen
+        );
+        assert!(
+            chess960(959).fen.starts_with("rkrnnqbb/"),
+            "{}",
+            chess960(959).fen
+        );
+        assert!(
+            chess960(100).fen.starts_with("qbbnrnkr/"),
+            "{}",
+            chess960(100).fen
+        );
+        let mut seen = std::collections::HashSet::new();
+        for n in 0..960 {
+            let o = chess960(n);
+            assert!(seen.insert(o.fen.clone()), "{n} repeats {}", o.fen);
+            // Castling both ways is possible in principle: the king stands between its rooks.
+            let back: Vec<char> = o.fen.split('/').nth(7).expect("rank 1").chars().collect();
+            let king = back.iter().position(|&c| c == 'K').expect("king");
+            let rooks: Vec<usize> = (0..8).filter(|&i| back[i] == 'R').collect();
+            assert!(rooks[0] < king && king < rooks[1], "{n}: {}", o.fen);
+            // Both castling rights survive the FEN round trip.
+            let rights = o.position.castles().castling_rights();
+            assert_eq!(rights.count(), 4, "{n}: {}", o.fen);
+        }
+    }
+}

@@ -20,6 +20,8 @@ pub struct PgnGame<'a> {
     pub opening: &'a Opening,
     /// Moves after the opening.
     pub moves: &'a [Move],
+    /// A Chess960 game (tagged `Variant "Chess960"`).
+    pub chess960: bool,
 }
 
 fn escape(s: &str) -> String {
@@ -45,7 +47,10 @@ pub fn write(g: &PgnGame<'_>) -> String {
     }
     tag("Termination", g.termination.tag());
     tag("Opening", &g.opening.name);
-    if !g.opening.standard_start {
+    if g.chess960 {
+        tag("Variant", "Chess960");
+    }
+    if !g.opening.standard_start || g.chess960 {
         tag("SetUp", "1");
         tag("FEN", &g.opening.fen);
     }

@@ -284,6 +284,7 @@ impl Live {
         moves: &[Move],
         pos: &Chess,
         clocks: &Clocks,
+        castling: CastlingMode,
     ) -> Result<Thought, Failure> {
         let received = Instant::now();
         let (remaining, inc) = match pos.turn() {
@@ -302,7 +303,7 @@ impl Live {
                     deadline,
                     ..ThinkLimits::default()
                 };
-                match think(cb, pos, config, limits, CastlingMode::Standard, tt) {
+                match think(cb, pos, config, limits, castling, tt) {
                     Ok(t) => Ok(Thought {
                         mv: t.mv,
                         score: None,
@@ -326,7 +327,7 @@ impl Live {
                 let ms = |d: Duration| d.as_millis() as u64;
                 let movelist: Vec<String> = moves
                     .iter()
-                    .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+                    .map(|m| m.to_uci(castling).to_string())
                     .collect();
                 let position = if movelist.is_empty() {
                     format!("fen {start_fen}")
@@ -372,6 +373,15 @@ impl Live {
         Ok(())
     }
 
+    /// Resident memory of the player's process in kB (external engines on Linux), for the
+    /// soak's leak check.
+    pub fn resident_kb(&self) -> Option<u64> {
+        match self {
+            Live::Uci { engine } => engine.resident_kb(),
+            _ => None,
+        }
+    }
+
     /// Ends the player (quits an engine).
     pub fn finish(self) {
         if let Live::Uci { engine } = self {
@@ -380,8 +390,14 @@ impl Live {
     }
 }
 
-/// Starts a live player from its spec; `cb` is the loaded case base for Precedent players.
-pub fn start(spec: &PlayerSpec, cb: Option<Arc<CaseBase>>, seed: u64) -> Result<Live, Failure> {
+/// Starts a live player from its spec; `cb` is the loaded case base for Precedent players. For
+/// Chess960 an engine is told `UCI_Chess960 true`.
+pub fn start(
+    spec: &PlayerSpec,
+    cb: Option<Arc<CaseBase>>,
+    seed: u64,
+    chess960: bool,
+) -> Result<Live, Failure> {
     match spec {
         PlayerSpec::Precedent { config, .. } => {
             let cb = cb.ok_or_else(|| Failure::Crash("no case base loaded".into()))?;
@@ -396,11 +412,17 @@ pub fn start(spec: &PlayerSpec, cb: Option<Arc<CaseBase>>, seed: u64) -> Result<
         }),
         PlayerSpec::Uci {
             command, options, ..
-        } => Engine::start(command, options, Duration::from_secs(10))
-            .map(|engine| Live::Uci {
-                engine: Box::new(engine),
-            })
-            .map_err(|e| Failure::Crash(e.to_string())),
+        } => {
+            let mut options = options.clone();
+            if chess960 {
+                options.push(("UCI_Chess960".into(), "true".into()));
+            }
+            Engine::start(command, &options, Duration::from_secs(10))
+                .map(|engine| Live::Uci {
+                    engine: Box::new(engine),
+                })
+                .map_err(|e| Failure::Crash(e.to_string()))
+        }
     }
 }
 
