@@ -8,10 +8,10 @@ mod common;
 
 use std::collections::BTreeSet;
 
+use precedent::adapt::reuse::{DecideLimits, ReasonerConfig, decide};
 use precedent::board::{Planes, piece_score};
 use precedent::casebase::CaseBase;
 use precedent::pgn::{GameVisitor, Selection, open_input};
-use precedent::reasoner::{DecideLimits, ReasonerConfig, decide};
 use shakmaty::{Board, CastlingMode, Chess, Color, Move, Piece, Position, Square};
 
 /// Positions (ply ≥ 10) from the games of a PGN file after the first `skip_games`, every 7th ply.

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use precedent::casebase::CaseBase;
-use precedent::reasoner::{DecideLimits, ReasonerConfig, decide};
+use precedent::adapt::reuse::{DecideLimits, ReasonerConfig, decide};
 use precedent::retrieve::Mode;
 use shakmaty::{CastlingMode, Chess, Color, Position};
 

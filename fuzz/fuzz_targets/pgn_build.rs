@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use precedent::build::{BuildConfig, build};
+use precedent::casebase::build::{BuildConfig, build};
 use precedent::casebase::CaseBase;
 
 fn dir() -> &'static tempfile::TempDir {

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use precedent::bench::{TablePolicy, repeat_boards, run as bench, search_bench};
 use precedent::casebase::CaseBase;
+use precedent_lab::bench::{TablePolicy, repeat_boards, run as bench, search_bench};
 
 /// Arguments of `precedent bench`.
 #[derive(clap::Args, Debug)]

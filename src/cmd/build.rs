@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use precedent::build::{BuildConfig, build};
+
+use super::progress;
 use precedent::casebase::BuildOptions;
+use precedent::casebase::build::{BuildConfig, build};
 
 /// Arguments of `precedent build`.
 #[derive(clap::Args, Debug)]
@@ -61,7 +63,21 @@ pub fn run(args: Args) -> Result<()> {
         },
         strict: args.strict,
     };
-    let summary = build(&config)?;
+    let bar = progress::spinner();
+    let summary = build(&config, &mut |p| {
+        let secs = p.elapsed.as_secs_f64().max(1e-3);
+        bar.set_message(format!(
+            "{}: {} games ({:.0}/s), {} cases, {:.1} MB read ({:.1} MB/s)",
+            p.input,
+            p.games_read,
+            p.games_read as f64 / secs,
+            p.cases,
+            p.bytes_read as f64 / 1e6,
+            p.bytes_read as f64 / 1e6 / secs,
+        ));
+    });
+    bar.finish_and_clear();
+    let summary = summary?;
     if args.json {
         println!("{}", serde_json::to_string(&summary)?);
     } else {

@@ -7,15 +7,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use precedent::casebase::CaseBase;
-use precedent::client::Limit;
-use precedent::epd::{EpdRecord, parse_line};
-use precedent::eval::{
-    EpdReport, Outcome, Report, casebase_keys, epd_report, judge, progress, report, run_engine,
-    run_reasoner, sample_positions,
-};
 use precedent::pgn::Selection;
+use precedent_lab::client::Limit;
+use precedent_lab::epd::{EpdRecord, parse_line};
+use precedent_lab::eval::{
+    EpdReport, Outcome, Report, casebase_keys, epd_report, judge, report, run_engine, run_reasoner,
+    sample_positions,
+};
 use shakmaty::{Chess, Move};
 
+use super::progress::{self, Bar};
 use super::reasoner_args::ReasonerArgs;
 
 /// Arguments of `precedent eval`.
@@ -107,12 +108,13 @@ fn moves_for(
 ) -> Result<(String, Vec<Outcome>)> {
     if let Some(cmd) = &args.engine {
         let limit: Limit = args.limit.parse()?;
-        let outcomes = run_engine(cmd, &engine_options(args)?, limit, positions, threads)?;
+        let bar = Bar::new("positions");
+        let outcomes = run_engine(cmd, &engine_options(args)?, limit, positions, threads, &bar)?;
         return Ok((format!("{cmd} ({})", args.limit), outcomes));
     }
     let cfg = args.reasoner.config()?;
     let seed = cfg.seed.unwrap_or(1);
-    let bar = progress(positions.len(), "positions");
+    let bar = progress::bar(positions.len() as u64, "positions");
     let matched = AtomicU64::new(0);
     let done = |o: &Outcome| {
         let m = matched.fetch_add(u64::from(o.matched), Ordering::Relaxed) + u64::from(o.matched);
@@ -177,7 +179,8 @@ fn run_pgn(args: &Args, threads: usize) -> Result<()> {
             .zip(&outcomes)
             .map(|(s, o)| (s.pos.clone(), o.played, Some(s.human)))
             .collect();
-        r.judged = Some(judge(judge_cmd, &[], limit, &items, threads)?);
+        let bar = Bar::new("positions judged");
+        r.judged = Some(judge(judge_cmd, &[], limit, &items, threads, &bar)?);
         r.seconds = started.elapsed().as_secs_f64();
     }
     if args.json {
@@ -288,7 +291,7 @@ fn run_epd(args: &Args, path: &PathBuf, threads: usize) -> Result<()> {
 
 /// Time per position: `--movetime`, or 100 ms when the revise search is on (it needs a limit;
 /// pure retrieval scans the whole case base regardless).
-fn movetime(args: &Args, cfg: &precedent::reasoner::ReasonerConfig) -> Option<Duration> {
+fn movetime(args: &Args, cfg: &precedent::adapt::reuse::ReasonerConfig) -> Option<Duration> {
     match args.movetime {
         Some(ms) => Some(Duration::from_millis(ms)),
         None if cfg.revise.enabled => Some(Duration::from_millis(DEFAULT_REVISE_MOVETIME_MS)),

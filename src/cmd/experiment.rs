@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use precedent::experiment::{ExperimentConfig, parse_bands, player_groups, run};
+use precedent_lab::experiment::{ExperimentConfig, parse_bands, player_groups, run};
 
 use super::matchcmd::{MatchSettings, print_report};
 use super::reasoner_args::ReasonerArgs;
@@ -74,7 +74,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
                 .unwrap_or_else(|| args.out_dir.join("elo.svg")),
         ),
     };
-    let r = run(&cfg)?;
+    let r = run(&cfg, &super::progress::Bar::new("games"))?;
     if args.json {
         println!("{}", serde_json::to_string(&r)?);
         return Ok(());

@@ -4,10 +4,10 @@ use anyhow::{Result, bail};
 use precedent::position::{parse_fen, play_moves};
 use std::time::{Duration, Instant};
 
-use precedent::reasoner::DecideError;
+use precedent::adapt::reuse::DecideError;
+use precedent::engine::{ThinkLimits, Thought, think};
 use precedent::revise::describe_value;
 use precedent::revise::tt::TranspositionTable;
-use precedent::think::{ThinkLimits, Thought, think};
 use shakmaty::{CastlingMode, Chess};
 
 use super::reasoner_args::ReasonerArgs;

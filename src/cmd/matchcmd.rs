@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use precedent::tournament::game::Adjudication;
-use precedent::tournament::openings::{Opening, chess960, load};
-use precedent::tournament::player::{PlayerSpec, TimeControl};
-use precedent::tournament::{MatchConfig, MatchReport, Pairing, run};
+use precedent_lab::tournament::game::Adjudication;
+use precedent_lab::tournament::openings::{Opening, chess960, load};
+use precedent_lab::tournament::player::{PlayerSpec, TimeControl};
+use precedent_lab::tournament::{MatchConfig, MatchReport, Pairing, run};
 
 /// Arguments of `precedent match`.
 #[derive(clap::Args, Debug)]
@@ -132,7 +132,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
             .settings
             .config(args.games, args.seed, args.pgn_out, "Precedent match")?
     };
-    let report = run(&cfg)?;
+    let report = run(&cfg, &super::progress::Bar::new("games"))?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {

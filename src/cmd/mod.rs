@@ -7,6 +7,7 @@ pub mod experiment;
 pub mod go;
 pub mod info;
 pub mod matchcmd;
+pub mod progress;
 pub mod reasoner_args;
 pub mod tune;
 pub mod uci;

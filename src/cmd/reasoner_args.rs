@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use precedent::adapt::Weights;
+use precedent::adapt::reuse::ReasonerConfig;
 use precedent::casebase::CaseBase;
-use precedent::reasoner::ReasonerConfig;
 use precedent::retrieve::Mode;
 use precedent::revise::ReviseConfig;
 

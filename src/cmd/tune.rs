@@ -5,10 +5,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use precedent::eval::{Sample, casebase_keys, run_reasoner, sample_positions, wilson};
+use precedent::adapt::reuse::ReasonerConfig;
 use precedent::pgn::Selection;
-use precedent::reasoner::ReasonerConfig;
-use precedent::tune::{GENES, Individual, Strategy, evolve};
+use precedent_lab::eval::{Sample, casebase_keys, run_reasoner, sample_positions, wilson};
+use precedent_lab::tune::{GENES, Individual, Strategy, evolve};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use shakmaty::{Chess, Move};

@@ -1,0 +1,416 @@
+//! The case base: a flat array of (position, move) cases plus the table of games they came from.
+//!
+//! One representation on disk and in memory: a file is loaded by mapping it (or, for a
+//! zstd-compressed file or the embedded default, by decompressing it once into an aligned buffer)
+//! and checking its header, bounds and checksum. Nothing is parsed case by case.
+
+pub mod build;
+mod format;
+mod info;
+mod record;
+pub mod summary;
+mod write;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::Range;
+use std::path::Path;
+
+use bytemuck::{Pod, Zeroable};
+use memmap2::Mmap;
+use shakmaty::Color;
+
+use crate::board::Planes;
+pub use format::FORMAT_VERSION;
+use format::{ALIGN, HEADER_LEN, Header, MAGIC, TRAILER_LEN, TRAILER_MAGIC, ZSTD_MAGIC};
+pub use info::{BuildInfo, BuildOptions, BuildStats};
+pub use record::{CaseMeta, CaseMove, GameInfo, GameRecord, GameResult, NO_EP};
+pub use write::CaseBaseWriter;
+
+/// Why a case base could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum CaseBaseError {
+    /// The file could not be opened or read.
+    #[error("{name}: cannot read case base: {source}")]
+    Read { name: String, source: io::Error },
+    /// The output could not be written.
+    #[error("{name}: cannot write case base: {source}")]
+    Write { name: String, source: io::Error },
+    /// The file does not start with the case-base magic bytes.
+    #[error("{0}: not a Precedent case base (no PRECEDNT magic bytes at the start)")]
+    NotACaseBase(String),
+    /// The file has a format version this build does not read.
+    #[error(
+        "{name}: case-base format version {found} is not supported (this build reads version {FORMAT_VERSION}); rebuild it with `precedent build`"
+    )]
+    Version { name: String, found: u32 },
+    /// The file ends early.
+    #[error("{name}: truncated case base ({len} bytes): {what}")]
+    Truncated {
+        name: String,
+        len: u64,
+        what: String,
+    },
+    /// The checksum does not match the contents.
+    #[error("{0}: damaged case base: checksum mismatch")]
+    Checksum(String),
+    /// The header or a section is inconsistent.
+    #[error("{name}: corrupt case base: {what}")]
+    Corrupt { name: String, what: String },
+}
+
+/// 64 bytes aligned to 64, the unit of an owned case-base buffer.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Block([u8; ALIGN]);
+
+/// Where a case base's bytes live.
+enum Backing {
+    Mapped(Mmap),
+    Owned { blocks: Vec<Block>, len: usize },
+}
+
+impl Backing {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Backing::Mapped(m) => m,
+            Backing::Owned { blocks, len } => &bytemuck::cast_slice(blocks)[..*len],
+        }
+    }
+
+    /// Reads a whole (decompressed) case base into an aligned buffer. The magic bytes are
+    /// checked as soon as they arrive, and nothing past the size the header declares is read,
+    /// so a small compressed file cannot make the loader swallow gigabytes of garbage.
+    fn read_all(name: &str, mut reader: impl Read) -> Result<Backing, CaseBaseError> {
+        let corrupt = |what: String| CaseBaseError::Corrupt {
+            name: name.to_string(),
+            what,
+        };
+        let mut blocks = vec![Block::zeroed(); HEADER_LEN.div_ceil(ALIGN)];
+        let mut len = 0usize;
+        let mut limit = HEADER_LEN;
+        let mut header_seen = false;
+        loop {
+            if len == limit {
+                if header_seen {
+                    // One byte more than declared: the file is longer than its header says.
+                    let mut probe = [0u8; 1];
+                    match reader.read(&mut probe) {
+                        Ok(0) => break,
+                        Ok(_) => {
+                            return Err(corrupt("data after the end the header declares".into()));
+                        }
+                        Err(e) => return Err(corrupt(format!("zstd stream: {e}"))),
+                    }
+                }
+                let head: &[u8] = bytemuck::cast_slice(&blocks);
+                if &head[..MAGIC.len()] != MAGIC {
+                    return Err(CaseBaseError::NotACaseBase(name.to_string()));
+                }
+                let mut fixed = [0u8; HEADER_LEN];
+                fixed.copy_from_slice(&head[..HEADER_LEN]);
+                let declared = Header::decode(&fixed)
+                    .declared_len()
+                    .ok_or_else(|| corrupt("section sizes overflow".into()))?;
+                limit = usize::try_from(declared)
+                    .map_err(|_| corrupt("declared size too large".into()))?;
+                if limit < len {
+                    return Err(corrupt(format!(
+                        "declared size {limit} is smaller than the header"
+                    )));
+                }
+                header_seen = true;
+
+                if len >= limit {
+                    continue;
+                }
+            }
+            let want = (limit - len).min(1 << 24);
+            let needed = (len + want).div_ceil(ALIGN);
+            if needed > blocks.len() {
+                blocks.resize(
+                    needed.max(blocks.len() * 2).min(limit.div_ceil(ALIGN)),
+                    Block::zeroed(),
+                );
+            }
+            let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut blocks);
+            match reader.read(&mut buf[len..len + want]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(corrupt(format!("zstd stream: {e}"))),
+            }
+        }
+        if len < MAGIC.len() || &bytemuck::cast_slice::<Block, u8>(&blocks)[..MAGIC.len()] != MAGIC
+        {
+            return Err(CaseBaseError::NotACaseBase(name.to_string()));
+        }
+        blocks.truncate(len.div_ceil(ALIGN));
+        blocks.shrink_to_fit();
+        Ok(Backing::Owned { blocks, len })
+    }
+}
+
+/// A loaded, validated case base.
+pub struct CaseBase {
+    name: String,
+    backing: Backing,
+    header: Header,
+    info: BuildInfo,
+}
+
+impl std::fmt::Debug for CaseBase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CaseBase")
+            .field("name", &self.name)
+            .field("cases", &self.header.cases)
+            .field("games", &self.header.games)
+            .finish()
+    }
+}
+
+impl CaseBase {
+    /// Opens a case-base file: memory-mapped if plain, decompressed once if zstd-compressed.
+    pub fn open(path: &Path) -> Result<CaseBase, CaseBaseError> {
+        let name = path.display().to_string();
+        let read_err = |source| CaseBaseError::Read {
+            name: name.clone(),
+            source,
+        };
+        let file = File::open(path).map_err(read_err)?;
+        let len = file.metadata().map_err(read_err)?.len();
+        if path.is_dir() {
+            return Err(read_err(io::Error::other("is a directory")));
+        }
+        let mut first = [0u8; 4];
+        let compressed = len >= 4 && {
+            (&file).read_exact(&mut first).map_err(read_err)?;
+            first == ZSTD_MAGIC
+        };
+        let backing = if compressed {
+            let file = File::open(path).map_err(read_err)?;
+            let decoder = zstd::Decoder::new(file).map_err(read_err)?;
+            Backing::read_all(&name, decoder)?
+        } else if len == 0 {
+            return Err(CaseBaseError::NotACaseBase(name));
+        } else {
+            // SAFETY: the map is read-only; a case base is not modified while an engine uses it
+            // (builds write a new file and rename it into place, which leaves this map intact).
+            let map = unsafe { Mmap::map(&file) }.map_err(read_err)?;
+            Backing::Mapped(map)
+        };
+        CaseBase::from_backing(name, backing)
+    }
+
+    /// Loads a case base from bytes (plain or zstd-compressed), e.g. the embedded default.
+    pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<CaseBase, CaseBaseError> {
+        let backing = if bytes.starts_with(&ZSTD_MAGIC) {
+            let decoder = zstd::Decoder::new(bytes).map_err(|e| CaseBaseError::Corrupt {
+                name: name.to_string(),
+                what: format!("zstd stream: {e}"),
+            })?;
+            Backing::read_all(name, decoder)?
+        } else {
+            Backing::read_all(name, bytes)?
+        };
+        CaseBase::from_backing(name.to_string(), backing)
+    }
+
+    fn from_backing(name: String, backing: Backing) -> Result<CaseBase, CaseBaseError> {
+        let bytes = backing.bytes();
+        let len = bytes.len() as u64;
+        let corrupt = |what: String| CaseBaseError::Corrupt {
+            name: name.clone(),
+            what,
+        };
+        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(CaseBaseError::NotACaseBase(name));
+        }
+        if bytes.len() < HEADER_LEN + TRAILER_LEN {
+            return Err(CaseBaseError::Truncated {
+                name,
+                len,
+                what: "shorter than the header".into(),
+            });
+        }
+        let mut head = [0u8; HEADER_LEN];
+        head.copy_from_slice(&bytes[..HEADER_LEN]);
+        let header = Header::decode(&head);
+        if header.version != FORMAT_VERSION {
+            return Err(CaseBaseError::Version {
+                name,
+                found: header.version,
+            });
+        }
+        let body_end = bytes.len() - TRAILER_LEN;
+        if &bytes[body_end + 8..] != TRAILER_MAGIC {
+            return Err(CaseBaseError::Truncated {
+                name,
+                len,
+                what: "the end-of-file trailer is missing".into(),
+            });
+        }
+        let mut stored = [0u8; 8];
+        stored.copy_from_slice(&bytes[body_end..body_end + 8]);
+        if xxhash_rust::xxh3::xxh3_64(&bytes[..body_end]) != u64::from_le_bytes(stored) {
+            return Err(CaseBaseError::Checksum(name));
+        }
+        if header.white_cases > header.cases {
+            return Err(corrupt(format!(
+                "{} white-mover cases of {}",
+                header.white_cases, header.cases
+            )));
+        }
+        if header.cases > u64::from(u32::MAX) * 4 || header.games > u64::from(u32::MAX) {
+            return Err(corrupt("case or game count out of range".into()));
+        }
+        let section = |what: &str, off: u64, count: u64, size: u64| -> Result<(), CaseBaseError> {
+            let end = count.checked_mul(size).and_then(|n| n.checked_add(off));
+            match end {
+                Some(end) if off >= HEADER_LEN as u64 && end <= body_end as u64 => {
+                    if size > 1 && !off.is_multiple_of(ALIGN as u64) {
+                        Err(corrupt(format!("{what} section is not aligned")))
+                    } else {
+                        Ok(())
+                    }
+                }
+                _ => Err(corrupt(format!("{what} section lies outside the file"))),
+            }
+        };
+        section("boards", header.boards_off, header.cases, 32)?;
+        section("case", header.metas_off, header.cases, 12)?;
+        section("game", header.games_off, header.games, 24)?;
+        section("string", header.strings_off, header.strings_len, 1)?;
+        section("build-info", header.info_off, header.info_len, 1)?;
+        let info_bytes =
+            &bytes[header.info_off as usize..(header.info_off + header.info_len) as usize];
+        let info: BuildInfo = serde_json::from_slice(info_bytes)
+            .map_err(|e| corrupt(format!("build information: {e}")))?;
+        Ok(CaseBase {
+            name,
+            backing,
+            header,
+            info,
+        })
+    }
+
+    fn section<T: Pod>(&self, off: u64, count: u64) -> &[T] {
+        let size = std::mem::size_of::<T>();
+        let start = off as usize;
+        // Bounds and alignment were checked when the case base was loaded.
+        bytemuck::cast_slice(&self.backing.bytes()[start..start + count as usize * size])
+    }
+
+    /// Name the case base was loaded under (its path, or `<embedded>`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Number of cases.
+    pub fn len(&self) -> usize {
+        self.header.cases as usize
+    }
+
+    /// Whether the case base holds no case.
+    pub fn is_empty(&self) -> bool {
+        self.header.cases == 0
+    }
+
+    /// Number of games in the game table.
+    pub fn game_count(&self) -> usize {
+        self.header.games as usize
+    }
+
+    /// Format version of the file.
+    pub fn format_version(&self) -> u32 {
+        self.header.version
+    }
+
+    /// How the case base was built.
+    pub fn info(&self) -> &BuildInfo {
+        &self.info
+    }
+
+    /// All boards, in the mover's point of view: the array the similarity scan runs over.
+    pub fn boards(&self) -> &[Planes] {
+        self.section(self.header.boards_off, self.header.cases)
+    }
+
+    /// Everything else about each case, parallel to [`CaseBase::boards`].
+    pub fn metas(&self) -> &[CaseMeta] {
+        self.section(self.header.metas_off, self.header.cases)
+    }
+
+    /// The game table.
+    pub fn game_records(&self) -> &[GameRecord] {
+        self.section(self.header.games_off, self.header.games)
+    }
+
+    /// Indices of the cases in which `side` was to move.
+    pub fn segment(&self, side: Color) -> Range<usize> {
+        let w = self.header.white_cases as usize;
+        match side {
+            Color::White => 0..w,
+            Color::Black => w..self.len(),
+        }
+    }
+
+    /// The side that was to move in case `index`.
+    pub fn mover(&self, index: usize) -> Color {
+        Color::from_white(index < self.header.white_cases as usize)
+    }
+
+    /// The descriptive fields of a game; `None` if the index or its strings are out of range.
+    pub fn game(&self, index: u32) -> Option<GameInfo> {
+        let rec = self.game_records().get(index as usize)?;
+        let pool = {
+            let start = self.header.strings_off as usize;
+            &self.backing.bytes()[start..start + self.header.strings_len as usize]
+        };
+        let mut at = usize::try_from(rec.strings).ok()?;
+        let mut strings: [String; record::GAME_STRINGS] = Default::default();
+        for s in &mut strings {
+            let n = usize::from(*pool.get(at)?);
+            let raw = pool.get(at + 1..at + 1 + n)?;
+            *s = String::from_utf8_lossy(raw).into_owned();
+            at += 1 + n;
+        }
+        let [white, black, date, event, site] = strings;
+        let elo = |e: u16| (e != 0).then_some(e);
+        Some(GameInfo {
+            white,
+            black,
+            white_elo: elo(rec.white_elo),
+            black_elo: elo(rec.black_elo),
+            date,
+            event,
+            site,
+            result: GameResult::from_byte(rec.result).as_pgn().to_string(),
+        })
+    }
+
+    /// The rating of the player who moved in case `index`, if known.
+    pub fn mover_elo(&self, index: usize) -> Option<u16> {
+        let rec = self
+            .game_records()
+            .get(self.metas().get(index)?.game as usize)?;
+        let elo = match self.mover(index) {
+            Color::White => rec.white_elo,
+            Color::Black => rec.black_elo,
+        };
+        (elo != 0).then_some(elo)
+    }
+}
+
+/// The default case base, compiled into the binary (see `casebases/README.md`).
+static EMBEDDED: &[u8] = include_bytes!("../../../casebases/default.cb.zst");
+
+impl CaseBase {
+    /// Loads the embedded default case base (decompressing it, about 45 MB).
+    pub fn embedded() -> Result<CaseBase, CaseBaseError> {
+        CaseBase::from_bytes("<embedded>", EMBEDDED)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,34 @@
+//! Precedent: a chess engine that plays by case-based reasoning.
+//!
+//! The crate is the pipeline, one module a stage, each using only the stages before it:
+//!
+//! ```text
+//! pgn ──► casebase ──► retrieve ──► adapt ──► revise ──► engine ──► uci
+//! games    (position,   the k most   their moves  a tactical  one move,    the protocol
+//!          move) cases  similar      made legal   check of    within a     GUIs speak
+//!          on disk      cases        here, voted  the votes   clock
+//! ```
+//!
+//! - [`pgn`] reads games (`.pgn`, `.pgn.zst`) as a stream of positions and moves.
+//! - [`casebase`] builds a case base from them ([`casebase::build`]), stores it on disk and
+//!   loads it ([`casebase::CaseBase`]).
+//! - [`retrieve`] scans the case base for the cases most similar to a position ([`board`]
+//!   holds the similarity of method.md on bit planes).
+//! - [`adapt`] adapts each retrieved case's move to the most similar legal move here and lets
+//!   the cases vote ([`adapt::reuse`]).
+//! - [`revise`] checks the cases' proposals with a tactical search.
+//! - [`engine`] runs the stages for one move within a time budget: the one runner,
+//!   [`engine::think`], its configuration, time management and explanations.
+//! - [`uci`] speaks the Universal Chess Interface on stdin/stdout.
+//!
+//! [`position`] holds the chess helpers every stage shares (FEN, UCI moves).
+
+pub mod adapt;
+pub mod board;
+pub mod casebase;
+pub mod engine;
+pub mod pgn;
+pub mod position;
+pub mod retrieve;
+pub mod revise;
+pub mod uci;

@@ -1,0 +1,726 @@
+//! The UCI engine: the protocol on stdin/stdout.
+//!
+//! A reader thread turns stdin into lines on a channel, so the protocol loop answers `isready`
+//! and `stop` while a search runs on its worker thread. This layer knows the protocol, the
+//! options and the clock; the thinking is [`crate::adapt::reuse::decide`], reached only through its
+//! [`Decision`]. Only protocol goes to stdout, one flushed line at a time.
+
+pub mod command;
+pub mod options;
+
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, Move, Position};
+
+use crate::adapt::reuse::{
+    DecideError, DecideLimits, Decision, ReasonerConfig, decide, expected_to_cp,
+};
+use crate::casebase::{CaseBase, CaseBaseError};
+use crate::engine::timeman::{Clock, budget};
+use crate::engine::{EngineScore, ThinkLimits, Thought, think};
+use crate::position::{parse_fen, play_moves};
+use crate::revise::search::RootResult;
+use crate::revise::tt::TranspositionTable;
+use crate::revise::{Revised, describe_value};
+use command::{Command, GoParams, parse};
+use options::{Change, Options};
+
+/// Thinking time of a `go` without any limit.
+const PLAIN_GO: Duration = Duration::from_secs(1);
+/// Thinking time when there is a single legal move (unless the GUI asked for analysis).
+const ONLY_MOVE: Duration = Duration::from_millis(20);
+
+/// Writes one protocol line to stdout and flushes it. A closed stdout (the GUI has gone) is not
+/// an error worth reporting: stdin will end too.
+pub fn send(line: &str) {
+    let mut out = io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// Where the case base is: still loading in the background, or ready.
+enum Slot {
+    Loading(JoinHandle<Result<CaseBase, CaseBaseError>>),
+    Ready(Option<Arc<CaseBase>>),
+}
+
+/// Synchronisation between the protocol loop and a running search.
+struct Shared {
+    /// Ends the scan early.
+    stop: AtomicBool,
+    /// Whether `bestmove` must wait (infinite analysis or pondering).
+    hold: Mutex<bool>,
+    released: Condvar,
+    /// Set just before `bestmove` is sent: from then on the search is over, even if its thread
+    /// has not exited yet (a GUI may send `setoption` the moment it reads `bestmove`).
+    answered: AtomicBool,
+}
+
+impl Shared {
+    fn release(&self) {
+        let mut hold = self.hold.lock().unwrap_or_else(|e| e.into_inner());
+        *hold = false;
+        self.released.notify_all();
+    }
+}
+
+/// A search in progress.
+struct Running {
+    shared: Arc<Shared>,
+    handle: JoinHandle<()>,
+    /// For `go ponder`: the clock to use from `ponderhit` on.
+    ponder_clock: Option<Clock>,
+}
+
+/// The protocol state.
+pub struct Engine {
+    options: Options,
+    slot: Slot,
+    pool: Arc<rayon::ThreadPool>,
+    position: Chess,
+    running: Option<Running>,
+    debug: bool,
+    /// The search's memory, kept from move to move; a running search holds the lock.
+    tt: Arc<Mutex<TranspositionTable>>,
+}
+
+fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
+    let built = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+    // Building a pool fails only if the OS refuses threads; one thread is then the best we have.
+    Arc::new(built.unwrap_or_else(|_| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap_or_else(|e| panic!("no thread for the scan: {e}"))
+    }))
+}
+
+fn load(path: Option<PathBuf>) -> Result<CaseBase, CaseBaseError> {
+    match path {
+        Some(p) => CaseBase::open(&p),
+        None => CaseBase::embedded(),
+    }
+}
+
+impl Engine {
+    /// An engine whose case base (`casebase`, or the embedded one) starts loading at once.
+    pub fn new(casebase: Option<CaseBase>) -> Engine {
+        let options = Options::default();
+        let slot = match casebase {
+            Some(cb) => Slot::Ready(Some(Arc::new(cb))),
+            None => Slot::Loading(thread::spawn(|| load(None))),
+        };
+        Engine {
+            pool: pool(options.threads),
+            tt: Arc::new(Mutex::new(TranspositionTable::new(options.hash as usize))),
+            options,
+            slot,
+            position: Chess::default(),
+            running: None,
+            debug: false,
+        }
+    }
+
+    fn casebase(&mut self) -> Option<Arc<CaseBase>> {
+        if let Slot::Loading(_) = self.slot {
+            let Slot::Loading(handle) = std::mem::replace(&mut self.slot, Slot::Ready(None)) else {
+                unreachable!()
+            };
+            let loaded = match handle.join() {
+                Ok(Ok(cb)) => Some(Arc::new(cb)),
+                Ok(Err(e)) => {
+                    send(&format!("info string error: {e}"));
+                    None
+                }
+                Err(_) => {
+                    send("info string error: loading the case base failed");
+                    None
+                }
+            };
+            self.slot = Slot::Ready(loaded);
+        }
+        match &self.slot {
+            Slot::Ready(cb) => cb.clone(),
+            Slot::Loading(_) => None,
+        }
+    }
+
+    /// Forgets a search that has ended by itself (sent its bestmove).
+    fn reap(&mut self) {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.handle.is_finished() || r.shared.answered.load(Ordering::Acquire))
+        {
+            self.finish_search();
+        }
+    }
+
+    /// Handles one line; returns `false` when the engine should exit.
+    pub fn handle(&mut self, line: &str, received: Instant) -> bool {
+        self.reap();
+        let cmd = match parse(line) {
+            Ok(cmd) => cmd,
+            Err(e) => {
+                send(&format!("info string error: {e}"));
+                return true;
+            }
+        };
+        match cmd {
+            Command::Uci => {
+                send(&format!("id name Precedent {}", env!("CARGO_PKG_VERSION")));
+                send("id author the Precedent developers");
+                for line in self.options.announce() {
+                    send(&line);
+                }
+                // GUIs start the clock after the handshake: finish loading before uciok.
+                self.casebase();
+                send("uciok");
+            }
+            Command::Debug(on) => self.debug = on,
+            Command::IsReady => {
+                // Answers during a search at once; after a case-base change, once it is loaded.
+                self.casebase();
+                send("readyok");
+            }
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Command::Register => {}
+            Command::UciNewGame => {
+                self.finish_search();
+                self.position = Chess::default();
+                self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            }
+            Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
+            Command::Go(params) => {
+                self.finish_search();
+                self.go(&params, received);
+            }
+            Command::Stop => self.finish_search(),
+            Command::PonderHit => self.ponderhit(),
+            Command::Quit => {
+                self.finish_search();
+                return false;
+            }
+            Command::Empty => {}
+            Command::Unknown(text) => {
+                if self.debug {
+                    send(&format!("info string ignored unknown command: {text}"));
+                }
+            }
+        }
+        true
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        if self.running.is_some() {
+            send(&format!(
+                "info string error: setoption {name} ignored while searching"
+            ));
+            return;
+        }
+        let before = self.options.clone();
+        match self.options.set(name, value) {
+            Err(e) => send(&format!("info string error: {e}")),
+            Ok(Change::None) => {}
+            Ok(Change::Threads) => self.pool = pool(self.options.threads),
+            Ok(Change::ClearHash) => self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear(),
+            Ok(Change::Hash) => {
+                // Free the old table first: the new one may need the memory.
+                let mut tt = self.tt.lock().unwrap_or_else(|e| e.into_inner());
+                *tt = TranspositionTable::new(1);
+                match TranspositionTable::try_new(self.options.hash as usize) {
+                    Ok(new) => *tt = new,
+                    Err(e) => {
+                        if let Ok(old) = TranspositionTable::try_new(before.hash as usize) {
+                            *tt = old;
+                        }
+                        self.options = before;
+                        send(&format!(
+                            "info string error: {e}; keeping Hash {}",
+                            self.options.hash
+                        ));
+                    }
+                }
+            }
+            Ok(Change::CaseBase(path)) => match load(path.clone()) {
+                Ok(cb) => {
+                    self.slot = Slot::Ready(Some(Arc::new(cb)));
+                    self.options.casebase = path;
+                }
+                Err(e) => {
+                    self.options = before;
+                    send(&format!(
+                        "info string error: {e}; keeping the previous case base"
+                    ));
+                }
+            },
+        }
+    }
+
+    fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
+        let start = match fen {
+            None => Ok(Chess::default()),
+            Some(fen) => parse_fen(fen),
+        };
+        match start.and_then(|pos| play_moves(pos, moves)) {
+            Ok(pos) => self.position = pos,
+            Err(e) => send(&format!(
+                "info string error: {e}; keeping the previous position"
+            )),
+        }
+    }
+
+    fn castling(&self) -> CastlingMode {
+        if self.options.chess960 {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        }
+    }
+
+    fn clock(&self, params: &GoParams) -> Clock {
+        let ms = Duration::from_millis;
+        let (time, inc) = match self.position.turn() {
+            Color::White => (params.wtime, params.winc),
+            Color::Black => (params.btime, params.binc),
+        };
+        Clock {
+            remaining: time.map(ms),
+            increment: inc.map_or(Duration::ZERO, ms),
+            moves_to_go: params.movestogo.filter(|&m| m > 0),
+            move_time: params.movetime.map(ms),
+            infinite: params.infinite || params.ponder,
+        }
+    }
+
+    fn go(&mut self, params: &GoParams, received: Instant) {
+        for note in &params.notes {
+            send(&format!("info string error: {note}"));
+        }
+        let overhead = Duration::from_millis(self.options.move_overhead);
+        let clock = self.clock(params);
+        let hold = params.infinite || params.ponder;
+        let max_depth = params
+            .depth
+            .or(params.mate.map(|m| m.saturating_mul(2).saturating_add(1)));
+        let unlimited = clock.remaining.is_none()
+            && clock.move_time.is_none()
+            && max_depth.is_none()
+            && params.nodes.is_none();
+        // A bare `go` gets a fixed thinking time rather than an endless search; a forced move
+        // is played at once, whatever the limits.
+        let forced = !hold && self.position.legal_moves().len() == 1;
+        let deadline = match budget(&clock, overhead) {
+            _ if forced => received.checked_add(ONLY_MOVE),
+            None if unlimited && !hold => received.checked_add(PLAIN_GO),
+            other => other.and_then(|b| received.checked_add(b)),
+        };
+        let ponder_clock = params.ponder.then_some(Clock {
+            infinite: false,
+            ..self.clock(&GoParams {
+                ponder: false,
+                ..params.clone()
+            })
+        });
+        let mut allowed = Vec::new();
+        for text in &params.searchmoves {
+            match UciMove::from_ascii(text.as_bytes())
+                .ok()
+                .and_then(|u| u.to_move(&self.position).ok())
+            {
+                Some(m) if self.position.is_legal(m) => allowed.push(m),
+                _ => send(&format!(
+                    "info string error: searchmoves: {text} is not a legal move here"
+                )),
+            }
+        }
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            hold: Mutex::new(hold),
+            released: Condvar::new(),
+            answered: AtomicBool::new(false),
+        });
+        let job = Job {
+            casebase: self.casebase(),
+            pool: Arc::clone(&self.pool),
+            position: self.position.clone(),
+            config: self.options.reasoner.clone(),
+            castling: self.castling(),
+            multipv: self.options.multipv,
+            ponder: self.options.ponder,
+            deadline,
+            max_depth,
+            max_nodes: params.nodes,
+            allowed,
+            started: received,
+            shared: Arc::clone(&shared),
+            tt: Arc::clone(&self.tt),
+        };
+        let handle = thread::spawn(move || job.run());
+        self.running = Some(Running {
+            shared,
+            handle,
+            ponder_clock,
+        });
+    }
+
+    fn ponderhit(&mut self) {
+        let Some(running) = &mut self.running else {
+            return;
+        };
+        let Some(clock) = running.ponder_clock.take() else {
+            return;
+        };
+        // The opponent played the expected move: think on the normal budget from now on.
+        if let Some(b) = budget(&clock, Duration::from_millis(self.options.move_overhead)) {
+            let shared = Arc::clone(&running.shared);
+            thread::spawn(move || {
+                thread::sleep(b);
+                shared.stop.store(true, Ordering::Relaxed);
+            });
+        }
+        running.shared.release();
+    }
+
+    /// Stops a running search and waits until it has sent its `bestmove`.
+    fn finish_search(&mut self) {
+        if let Some(running) = self.running.take() {
+            running.shared.stop.store(true, Ordering::Relaxed);
+            running.shared.release();
+            if running.handle.join().is_err() {
+                send("bestmove 0000");
+            }
+        }
+    }
+}
+
+/// Everything a search needs, moved to its thread.
+struct Job {
+    casebase: Option<Arc<CaseBase>>,
+    pool: Arc<rayon::ThreadPool>,
+    position: Chess,
+    config: ReasonerConfig,
+    castling: CastlingMode,
+    multipv: usize,
+    ponder: bool,
+    deadline: Option<Instant>,
+    max_depth: Option<u32>,
+    max_nodes: Option<u64>,
+    allowed: Vec<Move>,
+    started: Instant,
+    shared: Arc<Shared>,
+    tt: Arc<Mutex<TranspositionTable>>,
+}
+
+impl Job {
+    fn run(self) {
+        let (lines, best) = self.think();
+        for line in &lines {
+            send(line);
+        }
+        // Infinite analysis and pondering keep their bestmove until stop or ponderhit.
+        let mut hold = self.shared.hold.lock().unwrap_or_else(|e| e.into_inner());
+        while *hold {
+            hold = self
+                .shared
+                .released
+                .wait(hold)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        drop(hold);
+        self.shared.answered.store(true, Ordering::Release);
+        send(&best);
+    }
+
+    fn limits(&self) -> ThinkLimits<'_> {
+        ThinkLimits {
+            deadline: self.deadline,
+            stop: Some(&self.shared.stop),
+            moves: (!self.allowed.is_empty()).then_some(self.allowed.as_slice()),
+            max_depth: self.max_depth,
+            max_nodes: self.max_nodes,
+            progress: None,
+        }
+    }
+
+    /// Thinks, and returns the `info` lines and the `bestmove` line.
+    fn think(&self) -> (Vec<String>, String) {
+        let Some(cb) = &self.casebase else {
+            // No case base could be loaded: still answer with a legal move.
+            let legal = self.position.legal_moves();
+            let line = match legal.first() {
+                Some(m) => format!("bestmove {}", m.to_uci(self.castling)),
+                None => "bestmove 0000".to_string(),
+            };
+            return (
+                vec!["info string error: no case base loaded; playing the first legal move".into()],
+                line,
+            );
+        };
+        // Every completed search iteration is shown as it happens (analysis in a GUI).
+        let (started, castling) = (self.started, self.castling);
+        let report = move |r: &RootResult| {
+            let ms = started.elapsed().as_millis() as u64;
+            let pv: Vec<String> = r
+                .best
+                .pv
+                .iter()
+                .map(|m| m.to_uci(castling).to_string())
+                .collect();
+            send(&format!(
+                "info depth {} seldepth {} score {} nodes {} nps {} time {ms} pv {}",
+                r.depth,
+                r.seldepth.max(r.depth),
+                EngineScore::from_value(r.best.value).uci(),
+                r.nodes,
+                r.nodes.saturating_mul(1000) / ms.max(1),
+                pv.join(" ")
+            ));
+        };
+        let limits = ThinkLimits {
+            progress: Some(&report),
+            ..self.limits()
+        };
+        let mut guard = self.tt.lock().unwrap_or_else(|e| e.into_inner());
+        let tt: &mut TranspositionTable = &mut guard;
+        let thought = self
+            .pool
+            .install(|| think(cb, &self.position, &self.config, limits, self.castling, tt));
+        let hashfull = tt.hashfull();
+        drop(guard);
+        match thought {
+            Err(DecideError::Checkmate) => (
+                vec![
+                    "info depth 0 score mate 0".into(),
+                    "info string no legal move: checkmate".into(),
+                ],
+                "bestmove 0000".into(),
+            ),
+            Err(DecideError::Stalemate) => (
+                vec![
+                    "info depth 0 score cp 0".into(),
+                    "info string no legal move: stalemate".into(),
+                ],
+                "bestmove 0000".into(),
+            ),
+            Ok(t) => {
+                let mut lines = info_lines(
+                    &t,
+                    self.multipv,
+                    self.started.elapsed(),
+                    self.castling,
+                    hashfull,
+                );
+                let mut best = format!("bestmove {}", t.bestmove);
+                if self.ponder
+                    && let Some(reply) = self.ponder_move(cb, &t)
+                {
+                    best.push_str(&format!(" ponder {reply}"));
+                }
+                lines.extend(explain(&t.decision));
+                if let Some(r) = &t.revised {
+                    lines.extend(explain_revision(r));
+                }
+                (lines, best)
+            }
+        }
+    }
+
+    /// The expected reply, to ponder on: the search's principal variation, or the cases' reply.
+    fn ponder_move(&self, cb: &CaseBase, t: &Thought) -> Option<String> {
+        if let Some(reply) = t.revised.as_ref().and_then(|r| r.pv_uci.get(1)) {
+            return Some(reply.clone());
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        let mut next = self.position.clone();
+        next.play_unchecked(t.mv);
+        let limits = DecideLimits {
+            deadline: self.deadline,
+            stop: Some(&self.shared.stop),
+            moves: None,
+        };
+        let reply = self
+            .pool
+            .install(|| decide(cb, &next, &self.config, limits, self.castling))
+            .ok()?;
+        Some(reply.bestmove)
+    }
+}
+
+/// `info` lines with the search figures, one per MultiPV line.
+fn info_lines(
+    t: &Thought,
+    multipv: usize,
+    elapsed: Duration,
+    castling: CastlingMode,
+    hashfull: u32,
+) -> Vec<String> {
+    let ms = elapsed.as_millis() as u64;
+    let d = &t.decision;
+    match &t.revised {
+        Some(r) => {
+            let nodes = r.nodes;
+            let nps = nodes.saturating_mul(1000) / ms.max(1);
+            r.ranked
+                .iter()
+                .take(multipv.max(1))
+                .enumerate()
+                .map(|(i, (_, value, pv))| {
+                    let pv: Vec<String> = pv.iter().map(|m| m.to_uci(castling).to_string()).collect();
+                    // The chosen move is first; its score is the one reported for the move.
+                    let score = if i == 0 { t.score } else { EngineScore::from_value(*value) };
+                    format!(
+                        "info depth {} seldepth {} multipv {} score {} nodes {nodes} nps {nps} hashfull {hashfull} time {ms} pv {}",
+                        r.depth,
+                        r.seldepth.max(r.depth),
+                        i + 1,
+                        score.uci(),
+                        if i == 0 { r.pv_uci.join(" ") } else { pv.join(" ") }
+                    )
+                })
+                .collect()
+        }
+        None => {
+            let nps = d.scanned.saturating_mul(1000) / ms.max(1);
+            let line = |rank: usize, cp: i32, pv: &str| {
+                format!(
+                    "info depth 1 seldepth 1 multipv {rank} score cp {cp} nodes {} nps {nps} time {ms} pv {pv}",
+                    d.scanned
+                )
+            };
+            if d.candidates.is_empty() {
+                return vec![line(1, 0, &t.bestmove)];
+            }
+            d.candidates
+                .iter()
+                .take(multipv.max(1))
+                .enumerate()
+                .map(|(i, c)| line(i + 1, c.expected.map_or(0, expected_to_cp), &c.uci))
+                .collect()
+        }
+    }
+}
+
+/// `info string` lines explaining the verifier's verdicts.
+fn explain_revision(r: &Revised) -> Vec<String> {
+    let mut out: Vec<String> = r
+        .verdicts
+        .iter()
+        .map(|v| format!("info string revise: {}", v.why))
+        .collect();
+    if r.refuted_all {
+        out.push(format!(
+            "info string revise: every case move was refuted; playing the search's own move {} ({})",
+            r.search_best,
+            describe_value(r.search_value)
+        ));
+    }
+    out.push(format!(
+        "info string revise: depth {}, {} nodes, {:.0} ms",
+        r.depth, r.nodes, r.elapsed_ms
+    ));
+    out
+}
+
+/// `info string` lines explaining the decision.
+fn explain(d: &Decision) -> Vec<String> {
+    let mut out = Vec::new();
+    if d.fallback {
+        out.push("info string the case base is empty: playing the first legal move".to_string());
+        return out;
+    }
+    let Some(w) = d.winner() else { return out };
+    if let Some(c) = d.cases.get(w.best_case) {
+        let g = &c.game;
+        let elo = |e: Option<u16>| e.map(|e| format!(" ({e})")).unwrap_or_default();
+        let year = g
+            .date
+            .get(..4)
+            .filter(|y| y.bytes().all(|b| b.is_ascii_digit()))
+            .unwrap_or("?");
+        let site = if g.site.starts_with("http") {
+            format!(" {}", g.site)
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "info string case: {}{} vs {}{}, {year}, move {}, {} to move{site}",
+            g.white,
+            elo(g.white_elo),
+            g.black,
+            elo(g.black_elo),
+            c.move_number(),
+            c.mover
+        ));
+        out.push(format!(
+            "info string similarity {:.3} ({}/256){}: the case played {}, adapted here to {}",
+            c.similarity,
+            c.score256,
+            if c.exact { ", exact match" } else { "" },
+            c.case_move,
+            c.adapted
+        ));
+    }
+    let expected = w
+        .expected
+        .map(|e| format!(", mover scored {:.0}% in those games", e * 100.0))
+        .unwrap_or_default();
+    out.push(format!(
+        "info string vote: {} {:.0}% of {} cases ({} for it){expected}",
+        w.uci,
+        w.share * 100.0,
+        d.cases.len(),
+        w.cases
+    ));
+    out.push(format!(
+        "info string scanned {} of {} cases in {} ms; {} tied at the top similarity",
+        d.scanned,
+        d.total,
+        d.elapsed.as_millis(),
+        d.ties
+    ));
+    out
+}
+
+/// Runs the protocol on stdin/stdout until `quit` or the end of input.
+pub fn run(casebase: Option<CaseBase>) {
+    let (tx, rx) = mpsc::channel::<(Instant, Option<String>)>();
+    thread::spawn(move || {
+        let mut stdin = io::stdin().lock();
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match stdin.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    // Invalid UTF-8 is garbage like any other: it becomes an unknown command.
+                    let line = String::from_utf8_lossy(&buf).into_owned();
+                    if tx.send((Instant::now(), Some(line))).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        let _ = tx.send((Instant::now(), None));
+    });
+    let mut engine = Engine::new(casebase);
+    while let Ok((received, line)) = rx.recv() {
+        let keep_going = match line {
+            Some(line) => engine.handle(&line, received),
+            None => false,
+        };
+        if !keep_going {
+            engine.finish_search();
+            break;
+        }
+    }
+}

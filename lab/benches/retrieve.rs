@@ -1,0 +1,58 @@
+//! Retrieval scan speed: top-1 and top-32 over 100 k, 1 M and 10 M cases, on 1 and 2 threads.
+//! The boards are the embedded case base's real positions, repeated (mirrored on odd laps) to
+//! reach the size. Throughput is reported in cases per second.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use precedent::casebase::CaseBase;
+use precedent::retrieve::{ScanLimits, Segment, scan};
+use precedent_lab::bench::repeat_boards;
+
+fn retrieve(c: &mut Criterion) {
+    let cb = CaseBase::embedded().expect("the embedded case base loads");
+    let queries: Vec<_> = cb.boards().iter().step_by(cb.len() / 31).copied().collect();
+    for &n in &[100_000usize, 1_000_000, 10_000_000] {
+        let boards = repeat_boards(cb.boards(), n);
+        let mut group = c.benchmark_group(format!("scan_{}k_cases", n / 1000));
+        group.throughput(Throughput::Elements(n as u64));
+        group.sample_size(if n >= 10_000_000 { 20 } else { 50 });
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("thread pool");
+            for k in [1, 32] {
+                let mut q = 0;
+                group.bench_function(
+                    BenchmarkId::new(format!("top{k}"), format!("{threads}t")),
+                    |b| {
+                        b.iter(|| {
+                            q = (q + 1) % queries.len();
+                            let segs = [Segment {
+                                boards: &boards,
+                                offset: 0,
+                                query: queries[q],
+                            }];
+                            pool.install(|| {
+                                black_box(scan(
+                                    &segs,
+                                    &ScanLimits {
+                                        k,
+                                        seed: q as u64,
+                                        deadline: None,
+                                        stop: None,
+                                    },
+                                ))
+                            })
+                        })
+                    },
+                );
+            }
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, retrieve);
+criterion_main!(benches);

@@ -1,0 +1,208 @@
+//! `precedent bench`: how fast the retrieval scan runs, in cases per second.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use precedent::board::Planes;
+use precedent::retrieve::{ScanLimits, Segment, scan};
+
+/// One measured configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRow {
+    pub k: usize,
+    pub scans: usize,
+    pub median_ms: f64,
+    pub cases_per_second: f64,
+    pub gigabytes_per_second: f64,
+}
+
+/// The whole measurement.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    pub cases: u64,
+    pub threads: usize,
+    /// Cases per second of the top-1 scan (the thesis' retrieval).
+    pub cases_per_second: f64,
+    pub rows: Vec<BenchRow>,
+}
+
+/// `n` boards made by cycling through `source` (mirrored on odd laps, so that repeated laps
+/// are not byte-identical).
+pub fn repeat_boards(source: &[Planes], n: usize) -> Vec<Planes> {
+    if source.is_empty() {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|i| {
+            let b = source[i % source.len()];
+            if (i / source.len()) % 2 == 1 {
+                b.mirrored()
+            } else {
+                b
+            }
+        })
+        .collect()
+}
+
+/// Times full scans of `boards` with each queries in turn, for top-1 and top-32, for at least
+/// `min_time` each; reports the median scan.
+pub fn run(
+    boards: &[Planes],
+    queries: &[Planes],
+    threads: usize,
+    min_time: Duration,
+) -> BenchReport {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+    let measure = |k: usize| {
+        let mut times = Vec::new();
+        let started = Instant::now();
+        let mut q = 0;
+        while times.len() < 3 || (started.elapsed() < min_time && times.len() < 1000) {
+            let segs = [Segment {
+                boards,
+                offset: 0,
+                query: queries[q % queries.len()],
+            }];
+            let t = Instant::now();
+            let r = scan(
+                &segs,
+                &ScanLimits {
+                    k,
+                    seed: q as u64,
+                    deadline: None,
+                    stop: None,
+                },
+            );
+            times.push(t.elapsed().as_secs_f64());
+            std::hint::black_box(r);
+            q += 1;
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        let cps = boards.len() as f64 / median;
+        BenchRow {
+            k,
+            scans: times.len(),
+            median_ms: median * 1e3,
+            cases_per_second: cps,
+            gigabytes_per_second: cps * 32.0 / 1e9,
+        }
+    };
+    let rows: Vec<BenchRow> = match &pool {
+        Ok(pool) => pool.install(|| [1, 32].map(measure).to_vec()),
+        Err(_) => [1, 32].map(measure).to_vec(),
+    };
+    BenchReport {
+        cases: boards.len() as u64,
+        threads,
+        cases_per_second: rows[0].cases_per_second,
+        rows,
+    }
+}
+
+/// Opening and middle-game moves (50 plies each) of six rated rapid games from lichess.org
+/// (CC0): the fixed position set of the search benchmark. Consecutive positions of real games,
+/// because what a persistent table is for is reusing the previous move's search.
+pub const BENCH_GAMES: [&str; 6] = [
+    // https://lichess.org/IY86j7ih
+    "d2d4 d7d5 g1f3 g8f6 b1c3 b8c6 c1g5 e7e6 e2e3 f8d6 f1b5 c8d7 e1g1 h7h6 g5f6 d8f6 e3e4 d5e4 \
+     c3e4 f6e7 e4d6 e7d6 c2c3 e8g8 f1e1 a7a6 b5d3 f7f5 g2g3 d7e8 f3e5 a8d8 e5c6 e8c6 d3c4 c6d5 \
+     c4d5 d6d5 e1e5 d5c6 d1e2 f8f6 a1e1 d8d6 h2h4 f5f4 e2e4 f4g3 f2g3 c6e4",
+    // https://lichess.org/yhXntYkE
+    "e2e4 c7c5 d2d3 d7d5 e4d5 g8f6 c2c4 e7e6 d5e6 c8e6 g2g3 b8c6 f1g2 e6f5 g1e2 d8d3 d1d3 f5d3 \
+     b2b3 f8e7 c1b2 c6b4 b1a3 e8g8 e2f4 d3e4 e1g1 e4g2 g1g2 g7g5 f4e2 b4d3 b2c3 f6e4 a1d1 e4c3 \
+     e2c3 d3b4 c3d5 b4d5 c4d5 f8d8 a3b5 d8d7 d5d6 e7f8 d1d5 a7a6 b5c7 a8c8",
+    // https://lichess.org/Qtc6qmAF
+    "e2e4 d7d5 e4d5 d8d5 b1c3 d5d8 f1e2 g8f6 e2f3 e7e6 d2d4 c7c6 c1f4 f8b4 d1d3 f6d5 f3d5 b4c3 \
+     d3c3 e6d5 e1c1 e8g8 g1f3 c8g4 d1e1 f8e8 h2h3 g4f3 g2f3 b8d7 e1g1 b7b6 c3d2 c6c5 f4h6 g7g6 \
+     h6g5 d7f6 h3h4 d8d6 g5f6 d6f6 h4h5 e8e6 h5g6 f7g6 d2h6 f6g7 h6h3 a8e8",
+    // https://lichess.org/30Tl6fw1
+    "e2e4 e7e5 g1f3 b8c6 c2c3 h7h6 d2d4 e5d4 c3d4 f8b4 b1c3 b4c3 b2c3 g8f6 d4d5 c6e7 d5d6 c7d6 \
+     f1d3 e8g8 c1a3 d8a5 a3b4 a5d8 b4d6 f8e8 e4e5 f6d5 d1c2 g7g6 e1g1 b7b6 d6e7 d8e7 d3g6 f7g6 \
+     c2g6 e7g7 g6e8 g8h7 c3c4 d7d6 c4d5 c8h3 f3g5 g7g5 e8f7 h7h8 f7f6 g5f6",
+    // https://lichess.org/SO0T9jnQ
+    "e2e4 e7e5 g1f3 b8c6 f1c4 g8f6 b1c3 f8c5 d2d3 e8g8 c1g5 h7h6 g5h4 c5e7 e1g1 f6g4 h4g3 d7d6 \
+     h2h3 g4f6 f3h4 f6e4 c3e4 e7h4 d1h5 h4g3 f2g3 c8e6 g3g4 d6d5 e4c5 d5c4 c5b7 d8e7 d3c4 e6c4 \
+     f1f2 c6d8 b7a5 c4a6 f2f5 e7c5 g1h2 c5a5 f5e5 a5d2 a1e1 d2c2 g4g5 h6g5",
+    // https://lichess.org/43xgwnXY
+    "d2d4 g8f6 c2c4 d7d5 c4d5 f6d5 e2e4 d5b6 g1f3 e7e6 b1c3 c8d7 f1e2 c7c5 e1g1 c5d4 d1d4 b8c6 \
+     d4e3 c6b4 e2d1 a8c8 a2a3 f8c5 e3f4 b4d3 f4g4 e8g8 d1c2 d3c1 a1c1 e6e5 g4g3 d8f6 g3e5 f6e5 \
+     f3e5 d7e6 f1d1 a7a5 c3b5 b6c4 e5c4 e6c4 c2a4 c4e2 d1d5 b7b6 b5a7 c8d8",
+];
+
+/// How the search benchmark keeps its transposition table.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TablePolicy {
+    /// A fresh 4 MB table for every move (what the engine did before `Hash` was honoured).
+    FreshEveryMove,
+    /// One table of the given size (MB) kept through each game, cleared between games.
+    Persistent(usize),
+}
+
+/// One search-benchmark run.
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchBenchRow {
+    /// The table policy.
+    pub policy: TablePolicy,
+    /// Positions searched.
+    pub positions: usize,
+    /// Depth each search reached (all of them: the limit is the depth).
+    pub depth: u32,
+    /// Nodes over all positions.
+    pub nodes: u64,
+    /// Seconds over all positions.
+    pub seconds: f64,
+}
+
+/// Searches every position of [`BENCH_GAMES`] to `depth`, one game after another, keeping the
+/// table as `policy` says.
+pub fn search_bench(depth: u32, policy: TablePolicy) -> SearchBenchRow {
+    use precedent::position::play_moves;
+    use precedent::revise::search::{SearchLimits, Searcher};
+    use precedent::revise::tt::TranspositionTable;
+    use shakmaty::{Chess, Position};
+
+    let mut persistent = match policy {
+        TablePolicy::Persistent(mb) => Some(TranspositionTable::new(mb)),
+        TablePolicy::FreshEveryMove => None,
+    };
+    let (mut nodes, mut positions) = (0, 0);
+    let started = Instant::now();
+    for game in BENCH_GAMES {
+        let moves: Vec<String> = game.split_whitespace().map(str::to_string).collect();
+        if let Some(tt) = persistent.as_mut() {
+            tt.clear();
+        }
+        for ply in 0..moves.len() {
+            let Ok(pos) = play_moves(Chess::default(), &moves[..ply]) else {
+                break;
+            };
+            let root: Vec<_> = pos.legal_moves().into_iter().collect();
+            let mut fresh;
+            let tt = match persistent.as_mut() {
+                Some(tt) => tt,
+                None => {
+                    fresh = TranspositionTable::new(4);
+                    &mut fresh
+                }
+            };
+            let limits = SearchLimits {
+                max_depth: depth,
+                ..SearchLimits::default()
+            };
+            if let Some(r) = Searcher::new(limits, tt).search_root(&pos, &root, 0, 0) {
+                nodes += r.nodes;
+            }
+            positions += 1;
+        }
+    }
+    SearchBenchRow {
+        policy,
+        positions,
+        depth,
+        nodes,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}

@@ -1,0 +1,566 @@
+//! Measuring imitation: how often the engine plays the move a human played (move-matching
+//! accuracy, the yardstick of Maia, KDD 2020), on positions sampled from held-out games; and
+//! how many positions of an EPD test suite it solves.
+
+use std::collections::{BTreeMap, HashSet};
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+use serde::Serialize;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Move, Position};
+
+use crate::Progress;
+use crate::client::{ClientError, Engine, Limit};
+use crate::epd::{EpdRecord, solves};
+use precedent::adapt::reuse::ReasonerConfig;
+use precedent::casebase::CaseBase;
+use precedent::engine::{ThinkLimits, think};
+use precedent::pgn::{GameVisitor, InputError, Selection, open_input};
+use precedent::position::fen_of;
+use precedent::retrieve::tie_key;
+use precedent::revise::tt::TranspositionTable;
+
+/// A position to evaluate on: what the human played there.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub pos: Chess,
+    pub human: Move,
+    /// Ply in its game (0 = first move).
+    pub ply: u32,
+    /// The mover's rating.
+    pub elo: Option<u16>,
+}
+
+/// Counts from sampling.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SampleStats {
+    pub games_read: u64,
+    /// Games skipped because the case base contains them (same game key).
+    pub games_in_casebase: u64,
+    /// Games that contributed eligible positions.
+    pub games_used: u64,
+    /// Positions passing the filters, before sampling.
+    pub eligible_positions: u64,
+}
+
+/// Why sampling failed.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Engine(#[from] ClientError),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Samples `n` positions uniformly (reservoir sampling, seeded) from the games of `pgn` that
+/// pass `selection`, skipping every game whose key is in `exclude` and every game `keep_game`
+/// rejects (by key: how `tune` splits games into tuning and test halves).
+pub fn sample_positions(
+    pgn: &str,
+    selection: &Selection,
+    n: usize,
+    seed: u64,
+    exclude: &HashSet<u64>,
+    keep_game: &dyn Fn(u64) -> bool,
+) -> Result<(Vec<Sample>, SampleStats), EvalError> {
+    let input = open_input(pgn)?;
+    let state = input.state.clone();
+    let mut reader = pgn_reader::Reader::new(input.reader);
+    let mut visitor = GameVisitor::new(selection.clone());
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut stats = SampleStats::default();
+    let mut reservoir: Vec<Sample> = Vec::with_capacity(n);
+    loop {
+        let outcome = match reader.read_game(&mut visitor) {
+            Ok(None) => break,
+            Ok(Some(o)) => o,
+            Err(source) if state.failed() => {
+                return Err(InputError::Read {
+                    name: pgn.to_string(),
+                    offset: state.bytes(),
+                    source,
+                }
+                .into());
+            }
+            Err(_) => continue,
+        };
+        stats.games_read += 1;
+        // Broken games have no key; filtered-out games do, and count for the guard.
+        if outcome.is_err_and(|r| r.is_error()) {
+            continue;
+        }
+        let game = visitor.game();
+        if exclude.contains(&game.key) {
+            stats.games_in_casebase += 1;
+            continue;
+        }
+        if outcome.is_err() || !keep_game(game.key) {
+            continue;
+        }
+        stats.games_used += 1;
+        for m in &game.selected {
+            stats.eligible_positions += 1;
+            let sample = || Sample {
+                pos: m.pos.clone(),
+                human: m.mv,
+                ply: m.ply,
+                elo: game.tags.elo(m.pos.turn()),
+            };
+            if reservoir.len() < n {
+                reservoir.push(sample());
+            } else {
+                let j = rng.random_range(0..stats.eligible_positions);
+                if (j as usize) < n {
+                    reservoir[j as usize] = sample();
+                }
+            }
+        }
+    }
+    Ok((reservoir, stats))
+}
+
+/// The verdict on one position.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub matched: bool,
+    /// The engine's move (UCI), if it produced one.
+    pub played: Option<Move>,
+    /// An identical position (board, side, rights) was in the case base.
+    pub exact: bool,
+    /// Top similarity (0..=1) for the reasoner.
+    pub top_similarity: Option<f64>,
+}
+
+/// Accuracy of a group of positions.
+#[derive(Clone, Debug, Serialize)]
+pub struct Group {
+    pub name: String,
+    pub positions: u64,
+    pub matches: u64,
+    pub accuracy: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+}
+
+impl Group {
+    fn new(name: String, positions: u64, matches: u64) -> Group {
+        let (ci_low, ci_high) = wilson(matches, positions);
+        let accuracy = if positions == 0 {
+            0.0
+        } else {
+            matches as f64 / positions as f64
+        };
+        Group {
+            name,
+            positions,
+            matches,
+            accuracy,
+            ci_low,
+            ci_high,
+        }
+    }
+}
+
+/// The 95 % Wilson score interval for `k` successes in `n` trials.
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let (n, p) = (n as f64, k as f64 / n as f64);
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Phase of a ply, as reported.
+pub fn phase(ply: u32) -> &'static str {
+    match ply {
+        0..=9 => "plies 0-9",
+        10..=39 => "plies 10-39",
+        _ => "plies 40+",
+    }
+}
+
+/// What `eval --pgn` reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub engine: String,
+    pub positions: u64,
+    pub matches: u64,
+    pub accuracy: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub by_band: Vec<Group>,
+    pub by_phase: Vec<Group>,
+    /// Share of positions whose exact position was in the case base.
+    pub exact_match_rate: Option<f64>,
+    pub mean_top_similarity: Option<f64>,
+    pub seconds: f64,
+    #[serde(flatten)]
+    pub sampling: SampleStats,
+    /// Move quality, with `--judge`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub judged: Option<Judged>,
+}
+
+/// Summarises outcomes.
+pub fn report(
+    engine: String,
+    samples: &[Sample],
+    outcomes: &[Outcome],
+    stats: SampleStats,
+    seconds: f64,
+) -> Report {
+    let n = outcomes.len() as u64;
+    let matches = outcomes.iter().filter(|o| o.matched).count() as u64;
+    let mut bands: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
+    let mut phases: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    for (s, o) in samples.iter().zip(outcomes) {
+        if let Some(elo) = s.elo {
+            let b = bands.entry(elo / 200 * 200).or_default();
+            b.0 += 1;
+            b.1 += u64::from(o.matched);
+        }
+        let p = phases.entry(phase(s.ply)).or_default();
+        p.0 += 1;
+        p.1 += u64::from(o.matched);
+    }
+    let sims: Vec<f64> = outcomes.iter().filter_map(|o| o.top_similarity).collect();
+    let all = Group::new("all".into(), n, matches);
+    let phase_order = ["plies 0-9", "plies 10-39", "plies 40+"];
+    Report {
+        engine,
+        positions: n,
+        matches,
+        accuracy: all.accuracy,
+        ci_low: all.ci_low,
+        ci_high: all.ci_high,
+        by_band: bands
+            .into_iter()
+            .map(|(b, (n, m))| Group::new(format!("{}-{}", b, b + 199), n, m))
+            .collect(),
+        by_phase: phase_order
+            .iter()
+            .filter_map(|p| phases.get(p).map(|&(n, m)| Group::new(p.to_string(), n, m)))
+            .collect(),
+        exact_match_rate: (!sims.is_empty())
+            .then(|| outcomes.iter().filter(|o| o.exact).count() as f64 / sims.len() as f64),
+        mean_top_similarity: (!sims.is_empty())
+            .then(|| sims.iter().sum::<f64>() / sims.len() as f64),
+        seconds,
+        sampling: stats,
+        judged: None,
+    }
+}
+
+thread_local! {
+    /// Each evaluation thread's transposition table (4 MB, the size the search used to allocate
+    /// for every move).
+    static EVAL_TT: std::cell::RefCell<TranspositionTable> =
+        std::cell::RefCell::new(TranspositionTable::new(4));
+}
+
+/// The reasoner's move for each position, in parallel; seeded per position. `done` is called
+/// after each position (for a progress display).
+pub fn run_reasoner(
+    cb: &CaseBase,
+    positions: &[(Chess, Option<Move>)],
+    cfg: &ReasonerConfig,
+    movetime: Option<Duration>,
+    seed: u64,
+    done: &(dyn Fn(&Outcome) + Sync),
+) -> Vec<Outcome> {
+    positions
+        .par_iter()
+        .enumerate()
+        .map(|(i, (pos, expected))| {
+            let cfg = ReasonerConfig {
+                seed: Some(tie_key(seed, i)),
+                ..cfg.clone()
+            };
+            let limits = ThinkLimits {
+                deadline: movetime.map(|t| Instant::now() + t),
+                ..ThinkLimits::default()
+            };
+            // Every position starts from an empty table, so that its result does not depend on
+            // which positions the same thread searched before.
+            let thought = EVAL_TT.with_borrow_mut(|tt| {
+                tt.clear();
+                think(cb, pos, &cfg, limits, CastlingMode::Standard, tt)
+            });
+            let o = match thought {
+                Ok(t) => Outcome {
+                    matched: expected.is_some_and(|e| e == t.mv),
+                    played: Some(t.mv),
+                    exact: t.decision.cases.iter().any(|c| c.exact),
+                    top_similarity: Some(f64::from(t.decision.score256) / 256.0),
+                },
+                Err(_) => Outcome::default(),
+            };
+            done(&o);
+            o
+        })
+        .collect()
+}
+
+/// An external engine's move for each position: `threads` engine processes share the work.
+pub fn run_engine(
+    command: &str,
+    options: &[(String, String)],
+    limit: Limit,
+    positions: &[(Chess, Option<Move>)],
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<Vec<Outcome>, EvalError> {
+    progress.start(positions.len() as u64);
+    let chunk = positions.len().div_ceil(threads.max(1)).max(1);
+    let timeout = Duration::from_secs(60);
+    let results: Result<Vec<Vec<Outcome>>, EvalError> = positions
+        .par_chunks(chunk)
+        .map(|part| {
+            let mut engine = Engine::start(command, options, Duration::from_secs(10))?;
+            let mut out = Vec::with_capacity(part.len());
+            for (pos, expected) in part {
+                engine.new_game(Duration::from_secs(10))?;
+                let r = engine.go(&format!("fen {}", fen_of(pos)), &limit.go_args(), timeout)?;
+                let played = UciMove::from_ascii(r.bestmove.as_bytes())
+                    .ok()
+                    .and_then(|u| u.to_move(pos).ok());
+                out.push(Outcome {
+                    matched: played.is_some() && played == *expected,
+                    played,
+                    ..Outcome::default()
+                });
+                progress.advance(1);
+            }
+            engine.quit();
+            Ok(out)
+        })
+        .collect();
+    progress.finish();
+    Ok(results?.into_iter().flatten().collect())
+}
+
+/// What `eval --epd` reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct EpdReport {
+    pub engine: String,
+    pub total: u64,
+    pub solved: u64,
+    pub solved_rate: f64,
+    /// STS points scored and the maximum, when the suite has points.
+    pub points: Option<u64>,
+    pub max_points: Option<u64>,
+    pub unsolved: Vec<String>,
+    pub seconds: f64,
+}
+
+/// Scores an EPD suite from the moves played.
+pub fn epd_report(
+    engine: String,
+    records: &[EpdRecord],
+    outcomes: &[Outcome],
+    seconds: f64,
+) -> EpdReport {
+    let mut solved = 0;
+    let mut unsolved = Vec::new();
+    let (mut points, mut max_points) = (0u64, 0u64);
+    for (r, o) in records.iter().zip(outcomes) {
+        let ok = o.played.as_ref().is_some_and(|m| solves(r, m));
+        if ok {
+            solved += 1;
+        } else {
+            unsolved.push(r.id.clone().unwrap_or_else(|| format!("line {}", r.line)));
+        }
+        if let Some(best) = r.points.iter().map(|p| p.1).max() {
+            max_points += u64::from(best);
+            if let Some(m) = &o.played {
+                points += r
+                    .points
+                    .iter()
+                    .find(|p| p.0 == *m)
+                    .map_or(0, |p| u64::from(p.1));
+            }
+        }
+    }
+    let total = records.len() as u64;
+    EpdReport {
+        engine,
+        total,
+        solved,
+        solved_rate: if total == 0 {
+            0.0
+        } else {
+            solved as f64 / total as f64
+        },
+        points: (max_points > 0).then_some(points),
+        max_points: (max_points > 0).then_some(max_points),
+        unsolved,
+        seconds,
+    }
+}
+
+/// Game keys of a case base, for the contamination guard.
+pub fn casebase_keys(cb: &CaseBase) -> HashSet<u64> {
+    cb.game_records().iter().map(|r| r.key).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_matches_known_values() {
+        // Reference values: the roots of Wilson's quadratic (p̂ − p)² = z²·p(1 − p)/n, solved
+        // separately.
+        let (lo, hi) = wilson(50, 100);
+        assert!(
+            (lo - 0.403_8).abs() < 1e-4 && (hi - 0.596_2).abs() < 1e-4,
+            "{lo} {hi}"
+        );
+        let (lo, hi) = wilson(0, 10);
+        assert!(lo == 0.0 && (hi - 0.277_5).abs() < 1e-4, "{lo} {hi}");
+        let (lo, hi) = wilson(81, 263);
+        assert!(
+            (lo - 0.255_29).abs() < 1e-5 && (hi - 0.366_21).abs() < 1e-5,
+            "{lo} {hi}"
+        );
+
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn phases_split_at_10_and_40() {
+        assert_eq!(
+            (phase(0), phase(9), phase(10), phase(39), phase(40)),
+            (
+                "plies 0-9",
+                "plies 0-9",
+                "plies 10-39",
+                "plies 10-39",
+                "plies 40+"
+            )
+        );
+    }
+}
+
+/// Move quality as an external engine judges it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Judged {
+    /// Positions judged.
+    pub judged: u64,
+    pub mean_cp_loss: f64,
+    pub blunder_rate: f64,
+    pub human_mean_cp_loss: Option<f64>,
+    pub human_blunder_rate: Option<f64>,
+}
+
+/// A loss of at least this many centipawns (mover's view) is a blunder.
+pub const BLUNDER_CP: i32 = 200;
+/// Mate scores count as this many centipawns.
+pub const MATE_CAP: i32 = 1000;
+
+/// The judge's value of playing `m` in `pos`, from the mover's side (capped at ±MATE_CAP).
+fn value_after(
+    engine: &mut Engine,
+    pos: &Chess,
+    m: &Move,
+    limit: &Limit,
+) -> Result<i32, ClientError> {
+    let mut next = pos.clone();
+    next.play_unchecked(*m);
+    if next.is_checkmate() {
+        return Ok(MATE_CAP);
+    }
+    if next.is_stalemate() || next.is_insufficient_material() {
+        return Ok(0);
+    }
+    // Each judgement starts from an empty hash table, so it does not depend on what else was
+    // judged before it.
+    engine.new_game(Duration::from_secs(10))?;
+    let r = engine.go(
+        &format!("fen {}", fen_of(&next)),
+        &limit.go_args(),
+        Duration::from_secs(120),
+    )?;
+    Ok(-r.score.map_or(0, |s| s.to_cp(MATE_CAP)))
+}
+
+/// Centipawn losses of the engine's and the human's move in one position.
+type Losses = (Option<i32>, Option<i32>);
+
+/// Centipawn loss of the engine's moves (and of the humans' moves, when given) on `positions`,
+/// judged by an external engine: loss = value of the judge's best move − value of the move.
+pub fn judge(
+    command: &str,
+    options: &[(String, String)],
+    limit: Limit,
+    positions: &[(Chess, Option<Move>, Option<Move>)],
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<Judged, EvalError> {
+    progress.start(positions.len() as u64);
+    let chunk = positions.len().div_ceil(threads.max(1)).max(1);
+    let parts: Result<Vec<Vec<Losses>>, EvalError> = positions
+        .par_chunks(chunk)
+        .map(|part| {
+            let mut engine = Engine::start(command, options, Duration::from_secs(10))?;
+            let mut out = Vec::with_capacity(part.len());
+            for (pos, played, human) in part {
+                // Every judge search starts from an empty hash table (here and in value_after):
+                // otherwise the same human move is judged differently when the engine's moves,
+                // and so the judge's earlier searches, differ.
+                engine.new_game(Duration::from_secs(10))?;
+                let best = engine.go(
+                    &format!("fen {}", fen_of(pos)),
+                    &limit.go_args(),
+                    Duration::from_secs(120),
+                )?;
+                let best = best.score.map_or(0, |s| s.to_cp(MATE_CAP));
+                let loss = |m: &Move, engine: &mut Engine| -> Result<i32, ClientError> {
+                    Ok((best - value_after(engine, pos, m, &limit)?).max(0))
+                };
+                let engine_loss = match played {
+                    Some(m) => Some(loss(m, &mut engine)?),
+                    None => None,
+                };
+                let human_loss = match (human, played, engine_loss) {
+                    (Some(h), Some(p), Some(l)) if h == p => Some(l),
+                    (Some(h), _, _) => Some(loss(h, &mut engine)?),
+                    _ => None,
+                };
+                out.push((engine_loss, human_loss));
+                progress.advance(1);
+            }
+            engine.quit();
+            Ok(out)
+        })
+        .collect();
+    progress.finish();
+    let all: Vec<Losses> = parts?.into_iter().flatten().collect();
+    let stats = |losses: Vec<i32>| -> Option<(f64, f64)> {
+        if losses.is_empty() {
+            return None;
+        }
+        let n = losses.len() as f64;
+        let mean = losses.iter().map(|&l| f64::from(l)).sum::<f64>() / n;
+        let blunders = losses.iter().filter(|&&l| l >= BLUNDER_CP).count() as f64 / n;
+        Some((mean, blunders))
+    };
+    let engine_stats = stats(all.iter().filter_map(|a| a.0).collect());
+    let human_stats = stats(all.iter().filter_map(|a| a.1).collect());
+    Ok(Judged {
+        judged: all.iter().filter(|a| a.0.is_some()).count() as u64,
+        mean_cp_loss: engine_stats.map_or(0.0, |s| s.0),
+        blunder_rate: engine_stats.map_or(0.0, |s| s.1),
+        human_mean_cp_loss: human_stats.map(|s| s.0),
+        human_blunder_rate: human_stats.map(|s| s.1),
+    })
+}

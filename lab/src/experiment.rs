@@ -1,0 +1,532 @@
+//! `precedent experiment`: the thesis' question, answered with statistics. Does a case base from
+//! stronger players play stronger? One case base per rating band (or per player) is built from
+//! the same games, the resulting engines play a round robin, and their Elo is set against the
+//! rating of the players the cases came from.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::Progress;
+use crate::rating::{normal_cdf, spearman, spearman_p_value};
+use crate::tournament::player::PlayerSpec;
+use crate::tournament::{MatchConfig, MatchReport, Pairing, run as run_match};
+use precedent::adapt::reuse::ReasonerConfig;
+use precedent::casebase::build::{BuildConfig, build};
+use precedent::casebase::{BuildOptions, CaseBase};
+
+/// One case base of the experiment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    pub label: String,
+    pub min_elo: Option<u16>,
+    pub max_elo: Option<u16>,
+    pub player: Option<String>,
+}
+
+/// Parses `1000-1399,1400-1799,2200-` (an open end is allowed on either side).
+pub fn parse_bands(s: &str) -> Result<Vec<Group>, String> {
+    s.split(',')
+        .filter(|b| !b.trim().is_empty())
+        .map(|b| {
+            let b = b.trim();
+            let (lo, hi) = b
+                .split_once('-')
+                .ok_or_else(|| format!("band {b:?}: expected LOW-HIGH, LOW- or -HIGH"))?;
+            let num = |t: &str| -> Result<Option<u16>, String> {
+                if t.trim().is_empty() {
+                    Ok(None)
+                } else {
+                    t.trim()
+                        .parse()
+                        .map(Some)
+                        .map_err(|_| format!("band {b:?}: {t:?} is not a rating"))
+                }
+            };
+            let (min_elo, max_elo) = (num(lo)?, num(hi)?);
+            if let (Some(l), Some(h)) = (min_elo, max_elo)
+                && l > h
+            {
+                return Err(format!("band {b:?}: low end above high end"));
+            }
+            if min_elo.is_none() && max_elo.is_none() {
+                return Err(format!("band {b:?}: give at least one end"));
+            }
+            Ok(Group {
+                label: b.to_string(),
+                min_elo,
+                max_elo,
+                player: None,
+            })
+        })
+        .collect()
+}
+
+/// One group per player name.
+pub fn player_groups(s: &str) -> Vec<Group> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| Group {
+            label: p.to_string(),
+            min_elo: None,
+            max_elo: None,
+            player: Some(p.to_string()),
+        })
+        .collect()
+}
+
+/// Everything the experiment needs.
+#[derive(Clone, Debug)]
+pub struct ExperimentConfig {
+    pub pgn: Vec<String>,
+    pub groups: Vec<Group>,
+    /// Where the case bases (and the PGN of the games) are written.
+    pub out_dir: PathBuf,
+    pub skip_plies: u32,
+    pub max_games: Option<u64>,
+    pub reasoner: ReasonerConfig,
+    /// The match settings; its players are replaced by the groups' engines.
+    pub matches: MatchConfig,
+    pub svg: Option<PathBuf>,
+}
+
+/// One group's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct GroupResult {
+    pub name: String,
+    pub cases: u64,
+    pub source_games: u64,
+    /// Mean rating of the movers of its cases (the x of the chart).
+    pub mean_mover_elo: Option<f64>,
+    pub games: u64,
+    pub score: f64,
+    pub elo: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+}
+
+/// Elo gained per 100 rating points of the case base, from a weighted least-squares line.
+#[derive(Clone, Debug, Serialize)]
+pub struct Slope {
+    pub per_100: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub p_value: f64,
+}
+
+/// The experiment's answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExperimentReport {
+    pub players: Vec<GroupResult>,
+    pub spearman: Option<f64>,
+    pub p_value: Option<f64>,
+    pub slope: Option<Slope>,
+    pub answer: String,
+    pub svg: Option<String>,
+    #[serde(rename = "match")]
+    pub match_report: MatchReport,
+}
+
+/// Why the experiment failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExperimentError {
+    #[error("{0}")]
+    Config(String),
+    #[error("building the case base of {group}: {source}")]
+    Build {
+        group: String,
+        source: precedent::casebase::build::BuildError,
+    },
+    #[error(transparent)]
+    CaseBase(#[from] precedent::casebase::CaseBaseError),
+    #[error(transparent)]
+    Match(#[from] crate::tournament::MatchError),
+    #[error("{path}: cannot write: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+fn mean_mover_elo(cb: &CaseBase) -> Option<f64> {
+    let (mut sum, mut n) = (0.0, 0u64);
+    for i in 0..cb.len() {
+        if let Some(e) = cb.mover_elo(i) {
+            sum += f64::from(e);
+            n += 1;
+        }
+    }
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// Weighted least squares of Elo on rating (weights 1/se²), slope per 100 rating points.
+pub fn weighted_slope(x: &[f64], y: &[f64], se: &[f64]) -> Option<Slope> {
+    let w: Vec<f64> = se
+        .iter()
+        .map(|s| {
+            if *s > 0.0 && s.is_finite() {
+                1.0 / (s * s)
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let sw: f64 = w.iter().sum();
+    if x.len() < 3 || sw <= 0.0 {
+        return None;
+    }
+    let mx = x.iter().zip(&w).map(|(x, w)| x * w).sum::<f64>() / sw;
+    let my = y.iter().zip(&w).map(|(y, w)| y * w).sum::<f64>() / sw;
+    let sxx: f64 = x.iter().zip(&w).map(|(x, w)| w * (x - mx).powi(2)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let sxy: f64 = x
+        .iter()
+        .zip(y)
+        .zip(&w)
+        .map(|((x, y), w)| w * (x - mx) * (y - my))
+        .sum();
+    let slope = sxy / sxx;
+    let se_slope = (1.0 / sxx).sqrt();
+    let z = slope / se_slope;
+    Some(Slope {
+        per_100: slope * 100.0,
+        ci_low: (slope - 1.96 * se_slope) * 100.0,
+        ci_high: (slope + 1.96 * se_slope) * 100.0,
+        p_value: 2.0 * (1.0 - normal_cdf(z.abs())),
+    })
+}
+
+/// The plain-language answer.
+pub fn answer(
+    n: usize,
+    rho: Option<f64>,
+    p: Option<f64>,
+    slope: Option<&Slope>,
+    games: u64,
+) -> String {
+    let (Some(rho), Some(p)) = (rho, p) else {
+        return format!(
+            "No answer: the {n} case bases could not be ranked (fewer than three, or equal ratings)."
+        );
+    };
+    let slope_text = slope
+        .map(|s| format!(" Elo changes by {:+.0} per 100 rating points of the case base's players (95% CI {:+.0} to {:+.0}, p = {:.3}).", s.per_100, s.ci_low, s.ci_high, s.p_value))
+        .unwrap_or_default();
+    let floor = if n <= 4 {
+        // With n items the smallest two-sided exact p-value is 2/n!.
+        let fact: f64 = (1..=n).map(|k| k as f64).product();
+        format!(
+            " With only {n} case bases the rank test cannot reach p < {:.3}; more bands give it power.",
+            2.0 / fact
+        )
+    } else {
+        String::new()
+    };
+    if p < 0.05 && rho > 0.0 {
+        format!(
+            "Yes: over {games} games, the stronger the players a case base comes from, the stronger Precedent plays with it (Spearman ρ = {rho:.2}, p = {p:.3}).{slope_text}"
+        )
+    } else if p < 0.05 {
+        format!(
+            "No, the reverse: over {games} games, case bases from stronger players made Precedent play weaker (Spearman ρ = {rho:.2}, p = {p:.3}).{slope_text}"
+        )
+    } else {
+        format!(
+            "Not shown: over {games} games, the ordering of the case bases by their players' rating does not significantly predict their Elo (Spearman ρ = {rho:.2}, p = {p:.3}).{slope_text}{floor}"
+        )
+    }
+}
+
+/// Runs the experiment.
+/// Runs the experiment; case-base builds and the match report to `progress`.
+pub fn run(
+    cfg: &ExperimentConfig,
+    progress: &dyn Progress,
+) -> Result<ExperimentReport, ExperimentError> {
+    if cfg.groups.len() < 2 {
+        return Err(ExperimentError::Config(
+            "an experiment needs at least two bands or players".into(),
+        ));
+    }
+    std::fs::create_dir_all(&cfg.out_dir).map_err(|source| ExperimentError::Write {
+        path: cfg.out_dir.display().to_string(),
+        source,
+    })?;
+    let mut players = Vec::new();
+    let mut built = Vec::new();
+    for g in &cfg.groups {
+        let file = cfg.out_dir.join(format!("{}.cb", sanitize(&g.label)));
+        let options = BuildOptions {
+            players: g.player.iter().cloned().collect(),
+            min_elo: g.min_elo,
+            max_elo: g.max_elo,
+            skip_plies: cfg.skip_plies,
+            max_games: cfg.max_games,
+            ..BuildOptions::default()
+        };
+        progress.note(&format!("building {} …", file.display()));
+        let summary = build(
+            &BuildConfig {
+                inputs: cfg.pgn.clone(),
+                out: file.clone(),
+                options,
+                strict: false,
+            },
+            &mut |_| {},
+        )
+        .map_err(|source| ExperimentError::Build {
+            group: g.label.clone(),
+            source,
+        })?;
+        if summary.cases == 0 {
+            return Err(ExperimentError::Config(format!(
+                "{}: no case for this group in the input",
+                g.label
+            )));
+        }
+        let cb = CaseBase::open(&file)?;
+        built.push((summary.cases, summary.games_used, mean_mover_elo(&cb)));
+        players.push(PlayerSpec::Precedent {
+            name: g.label.clone(),
+            casebase: Some(file),
+            config: cfg.reasoner.clone(),
+        });
+    }
+    let matches = MatchConfig {
+        players,
+        pairing: Pairing::RoundRobin,
+        anchor: None,
+        ..cfg.matches.clone()
+    };
+    let report = run_match(&matches, progress)?;
+    let results: Vec<GroupResult> = report
+        .players
+        .iter()
+        .zip(&built)
+        .map(|(p, (cases, games, mean))| GroupResult {
+            name: p.name.clone(),
+            cases: *cases,
+            source_games: *games,
+            mean_mover_elo: *mean,
+            games: p.games,
+            score: p.score,
+            elo: p.elo,
+            ci_low: p.ci_low,
+            ci_high: p.ci_high,
+        })
+        .collect();
+    let xs: Vec<f64> = results
+        .iter()
+        .map(|r| r.mean_mover_elo.unwrap_or(f64::NAN))
+        .collect();
+    let ys: Vec<f64> = results.iter().map(|r| r.elo).collect();
+    let ses: Vec<f64> = results
+        .iter()
+        .map(|r| (r.ci_high - r.ci_low) / (2.0 * 1.96))
+        .collect();
+    let usable = xs.iter().all(|x| x.is_finite());
+    let (rho, p) = if usable {
+        (spearman(&xs, &ys), spearman_p_value(&xs, &ys))
+    } else {
+        (None, None)
+    };
+    let slope = if usable {
+        weighted_slope(&xs, &ys, &ses)
+    } else {
+        None
+    };
+    let total_games = report.games.len() as u64;
+    let answer = answer(results.len(), rho, p, slope.as_ref(), total_games);
+    let svg = match &cfg.svg {
+        Some(path) => {
+            let text = chart(&results, &answer);
+            std::fs::write(path, text).map_err(|source| ExperimentError::Write {
+                path: path.display().to_string(),
+                source,
+            })?;
+            Some(path.display().to_string())
+        }
+        None => None,
+    };
+    Ok(ExperimentReport {
+        players: results,
+        spearman: rho,
+        p_value: p,
+        slope,
+        answer,
+        svg,
+        match_report: report,
+    })
+}
+
+fn sanitize(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn nice_step(range: f64) -> f64 {
+    let raw = range / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag)
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// An SVG chart of Elo (with 95 % intervals) against the mean rating of each case base's players.
+pub fn chart(results: &[GroupResult], caption: &str) -> String {
+    let (w, h, left, right, top, bottom) = (720.0, 440.0, 70.0, 20.0, 40.0, 90.0);
+    let pts: Vec<(f64, &GroupResult)> = results
+        .iter()
+        .filter_map(|r| r.mean_mover_elo.map(|x| (x, r)))
+        .collect();
+    let (mut x0, mut x1) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), (x, _)| {
+        (a.min(*x), b.max(*x))
+    });
+    let (mut y0, mut y1) = results.iter().fold((f64::MAX, f64::MIN), |(a, b), r| {
+        (a.min(r.ci_low), b.max(r.ci_high))
+    });
+    if !(x0.is_finite() && x1.is_finite() && x1 > x0) {
+        (x0, x1) = (x0.min(1000.0), x0.max(1000.0) + 100.0);
+    }
+    if !(y0.is_finite() && y1.is_finite() && y1 > y0) {
+        (y0, y1) = (-100.0, 100.0);
+    }
+    let (xs, ys) = (nice_step(x1 - x0), nice_step(y1 - y0));
+    let (x0, x1) = (
+        (x0 / xs).floor() * xs - xs / 2.0,
+        (x1 / xs).ceil() * xs + xs / 2.0,
+    );
+    let (y0, y1) = ((y0 / ys).floor() * ys, (y1 / ys).ceil() * ys);
+    let px = |x: f64| left + (x - x0) / (x1 - x0) * (w - left - right);
+    let py = |y: f64| top + (y1 - y) / (y1 - y0) * (h - top - bottom);
+    let mut s = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
+    );
+    s.push_str(&format!(r#"<rect width="{w}" height="{h}" fill="white"/>"#));
+    s.push_str(&format!(r#"<text x="{}" y="22" text-anchor="middle" font-size="15">Precedent's Elo by the rating of its case base's players</text>"#, w / 2.0));
+    let mut y = y0;
+    while y <= y1 + 1e-9 {
+        s.push_str(&format!(r##"<line x1="{left}" x2="{0}" y1="{1}" y2="{1}" stroke="#ddd"/><text x="{2}" y="{3}" text-anchor="end">{y:.0}</text>"##, w - right, py(y), left - 6.0, py(y) + 4.0));
+        y += ys;
+    }
+    let mut x = (x0 / xs).ceil() * xs;
+    while x <= x1 {
+        s.push_str(&format!(r##"<line x1="{0}" x2="{0}" y1="{top}" y2="{1}" stroke="#eee"/><text x="{0}" y="{2}" text-anchor="middle">{x:.0}</text>"##, px(x), h - bottom, h - bottom + 16.0));
+        x += xs;
+    }
+    if y0 < 0.0 && y1 > 0.0 {
+        s.push_str(&format!(r##"<line x1="{left}" x2="{0}" y1="{1}" y2="{1}" stroke="#999" stroke-dasharray="4 3"/>"##, w - right, py(0.0)));
+    }
+    s.push_str(&format!(r##"<line x1="{left}" x2="{left}" y1="{top}" y2="{0}" stroke="black"/><line x1="{left}" x2="{1}" y1="{0}" y2="{0}" stroke="black"/>"##, h - bottom, w - right));
+    s.push_str(&format!(r#"<text x="{}" y="{}" text-anchor="middle">mean rating of the players whose moves are the cases</text>"#, (left + w - right) / 2.0, h - bottom + 36.0));
+    s.push_str(&format!(r#"<text x="16" y="{0}" text-anchor="middle" transform="rotate(-90 16 {0})">Elo (round robin, mean = 0), 95% interval</text>"#, (top + h - bottom) / 2.0));
+    for (x, r) in &pts {
+        let (cx, lo, hi, cy) = (px(*x), py(r.ci_low), py(r.ci_high), py(r.elo));
+        s.push_str(&format!(r##"<line x1="{cx}" x2="{cx}" y1="{lo}" y2="{hi}" stroke="#1f5fa8" stroke-width="2"/><line x1="{0}" x2="{1}" y1="{lo}" y2="{lo}" stroke="#1f5fa8"/><line x1="{0}" x2="{1}" y1="{hi}" y2="{hi}" stroke="#1f5fa8"/><circle cx="{cx}" cy="{cy}" r="4.5" fill="#1f5fa8"/><text x="{2}" y="{3}">{4}</text>"##, cx - 5.0, cx + 5.0, cx + 8.0, cy - 6.0, xml(&r.name)));
+    }
+    // The caption, wrapped.
+    let mut line = String::new();
+    let mut row = 0.0;
+    for word in caption.split_whitespace() {
+        if line.len() + word.len() > 105 {
+            s.push_str(&format!(
+                r#"<text x="{left}" y="{}" font-size="11">{}</text>"#,
+                h - 28.0 + row,
+                xml(&line)
+            ));
+            row += 14.0;
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    s.push_str(&format!(
+        r#"<text x="{left}" y="{}" font-size="11">{}</text>"#,
+        h - 28.0 + row,
+        xml(&line)
+    ));
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_bands_with_open_ends() {
+        let b = parse_bands("1000-1399, 1400-1799,2200-,-999").expect("bands");
+        assert_eq!(b.len(), 4);
+        assert_eq!((b[0].min_elo, b[0].max_elo), (Some(1000), Some(1399)));
+        assert_eq!((b[2].min_elo, b[2].max_elo), (Some(2200), None));
+        assert_eq!((b[3].min_elo, b[3].max_elo), (None, Some(999)));
+        for bad in ["1800", "1800-1400", "-", "a-b"] {
+            assert!(parse_bands(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn weighted_slope_recovers_a_line() {
+        let x = [1200.0, 1600.0, 2000.0, 2400.0];
+        let y = [-90.0, -30.0, 30.0, 90.0];
+        let s = weighted_slope(&x, &y, &[20.0; 4]).expect("slope");
+        assert!((s.per_100 - 15.0).abs() < 1e-9, "{s:?}");
+        assert!(s.ci_low < 15.0 && s.ci_high > 15.0 && s.p_value < 1e-6);
+        assert!(weighted_slope(&x[..2], &y[..2], &[1.0; 2]).is_none());
+    }
+
+    #[test]
+    fn answer_says_yes_no_or_not_shown() {
+        assert!(answer(6, Some(0.94), Some(0.005), None, 600).starts_with("Yes"));
+        assert!(answer(6, Some(-0.94), Some(0.005), None, 600).starts_with("No, the reverse"));
+        let weak = answer(4, Some(0.8), Some(0.33), None, 100);
+        assert!(
+            weak.starts_with("Not shown") && weak.contains("cannot reach p < 0.083"),
+            "{weak}"
+        );
+    }
+
+    #[test]
+    fn chart_is_an_svg_with_a_point_per_group() {
+        let r = |name: &str, x: f64, elo: f64| GroupResult {
+            name: name.into(),
+            cases: 1,
+            source_games: 1,
+            mean_mover_elo: Some(x),
+            games: 10,
+            score: 5.0,
+            elo,
+            ci_low: elo - 50.0,
+            ci_high: elo + 50.0,
+        };
+        let svg = chart(
+            &[r("a<b", 1200.0, -40.0), r("c", 1800.0, 40.0)],
+            "caption & more",
+        );
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert_eq!(svg.matches("<circle").count(), 2);
+        assert!(svg.contains("a&lt;b") && svg.contains("caption &amp; more"));
+    }
+}

@@ -1,0 +1,38 @@
+//! Precedent's lab: the tools that measure and tune the engine, beside it and never inside it.
+//! Everything here uses the engine crate's public API; the engine does not know this crate.
+//!
+//! - [`eval`]: move-matching accuracy on held-out games (and [`epd`] test suites), with
+//!   external engines ([`client`]) as baselines and judges.
+//! - [`tournament`]: matches between Precedent configurations and UCI engines; [`rating`]
+//!   fits Elo ratings; [`experiment`] answers the thesis' question with them.
+//! - [`tune`]: the evolution strategy for the reasoner's numbers.
+//! - [`bench`]: the retrieval scan's and the search's speed.
+
+pub mod bench;
+pub mod client;
+pub mod epd;
+pub mod eval;
+pub mod experiment;
+pub mod rating;
+pub mod tournament;
+pub mod tune;
+
+/// Where a long lab task reports how far it has come. The lab never draws anything itself: the
+/// command line implements this with a progress bar, tests and library users with [`Silent`].
+pub trait Progress: Sync {
+    /// The task has `total` steps.
+    fn start(&self, _total: u64) {}
+    /// `steps` more are done.
+    fn advance(&self, _steps: u64) {}
+    /// A short status (e.g. the running score).
+    fn status(&self, _message: &str) {}
+    /// A line worth keeping (e.g. a failure), printed above the bar.
+    fn note(&self, _line: &str) {}
+    /// The task is over.
+    fn finish(&self) {}
+}
+
+/// Progress reports that go nowhere.
+pub struct Silent;
+
+impl Progress for Silent {}
