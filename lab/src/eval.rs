@@ -109,7 +109,7 @@ pub fn sample_positions(
                 pos: m.pos.clone(),
                 human: m.mv,
                 ply: m.ply,
-                elo: game.tags.elo(m.pos.turn()),
+                elo: game.header.elo(m.pos.turn()),
             };
             if reservoir.len() < n {
                 reservoir.push(sample());

@@ -10,7 +10,7 @@ pub mod reuse;
 use shakmaty::{Board, CastlingSide, Move, Role, Square};
 
 use crate::board::{Planes, piece_score};
-use crate::casebase::CaseMove;
+use crate::position::CaseMove;
 
 /// The six weights of the adaptation formula, `w1…w6`.
 #[derive(Copy, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

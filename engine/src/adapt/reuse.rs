@@ -11,8 +11,8 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use crate::adapt::{Weights, adapt};
 use crate::board::{MAX_SCORE, Planes};
-use crate::casebase::build::position_key;
-use crate::casebase::{CaseBase, GameInfo, GameResult};
+use crate::casebase::{CaseBase, position_key};
+use crate::pgn::GameHeader;
 use crate::position::legal_moves_within;
 use crate::retrieve::{Mode, ScanLimits, scan, segments};
 
@@ -86,7 +86,7 @@ pub struct CaseRef {
     pub mover: String,
     /// The game it came from.
     #[serde(flatten)]
-    pub game: GameInfo,
+    pub game: GameHeader,
     /// Index of the game in the case base.
     pub game_index: u32,
 }
@@ -234,7 +234,7 @@ pub fn decide(
         let weight = similarity.powf(cfg.p);
         let points = records
             .get(meta.game as usize)
-            .and_then(|r| GameResult::from_byte(r.result).points_for(case_mover));
+            .and_then(|r| crate::pgn::GameResult::from_byte(r.result).points_for(case_mover));
         let entry = tally.entry(adapted.mv).or_insert_with(|| {
             order.push(adapted.mv);
             (0.0, 0, 0.0, 0.0, cases.len())

@@ -6,14 +6,15 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use pgn_reader::Reader;
-use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, Position};
+use shakmaty::{Color, Position};
 
 use crate::board::Planes;
 use crate::casebase::{
-    BuildInfo, BuildOptions, BuildStats, CaseBaseError, CaseBaseWriter, CaseMeta, CaseMove,
-    GameRecord, NO_EP,
+    BuildInfo, BuildOptions, BuildStats, CaseBaseError, CaseBaseWriter, CaseMeta, GameRecord,
+    position_key,
 };
 use crate::pgn::{GameVisitor, InputError, Mover, ParsedGame, Selection, SkipReason, open_input};
+use crate::position::CaseMove;
 
 /// What to build.
 #[derive(Clone, Debug)]
@@ -120,49 +121,16 @@ pub fn case_of(mover: &Mover, game: u32) -> Option<(Color, Planes, CaseMeta)> {
     ))
 }
 
-/// Castling rights (bits: own short, own long, their short, their long) and en-passant file
-/// (or [`NO_EP`]) of a position, in the mover's point of view: what, with the board, makes two
-/// positions the same for an exact match.
-pub fn position_key(pos: &Chess) -> (u8, u8) {
-    let turn = pos.turn();
-    let castles = pos.castles();
-    let mut rights = 0u8;
-    let sides = [
-        (turn, CastlingSide::KingSide),
-        (turn, CastlingSide::QueenSide),
-        (!turn, CastlingSide::KingSide),
-        (!turn, CastlingSide::QueenSide),
-    ];
-    for (bit, (color, side)) in sides.into_iter().enumerate() {
-        if castles.has(color, side) {
-            rights |= 1 << bit;
-        }
-    }
-    let ep = pos
-        .ep_square(EnPassantMode::Legal)
-        .map_or(NO_EP, |sq| sq.file() as u8);
-    (rights, ep)
-}
-
 fn write_game(writer: &mut CaseBaseWriter, game: &ParsedGame) -> Result<(), CaseBaseError> {
-    let tags = &game.tags;
+    let h = &game.header;
     let record = GameRecord {
         key: game.key,
-        white_elo: tags.white_elo.unwrap_or(0),
-        black_elo: tags.black_elo.unwrap_or(0),
-        result: tags.game_result().to_byte(),
+        white_elo: h.white_elo.unwrap_or(0),
+        black_elo: h.black_elo.unwrap_or(0),
+        result: h.result.to_byte(),
         ..GameRecord::default()
     };
-    let index = writer.add_game(
-        record,
-        [
-            &tags.white,
-            &tags.black,
-            &tags.date,
-            &tags.event,
-            &tags.site,
-        ],
-    )?;
+    let index = writer.add_game(record, [&h.white, &h.black, &h.date, &h.event, &h.site])?;
     for mover in &game.selected {
         if let Some((side, board, meta)) = case_of(mover, index) {
             writer.add_case(side, &board, &meta)?;

@@ -21,10 +21,11 @@ use memmap2::Mmap;
 use shakmaty::Color;
 
 use crate::board::Planes;
+use crate::pgn::{GameHeader, GameResult};
 pub use format::FORMAT_VERSION;
 use format::{ALIGN, HEADER_LEN, Header, MAGIC, TRAILER_LEN, TRAILER_MAGIC, ZSTD_MAGIC};
 pub use info::{BuildInfo, BuildOptions, BuildStats};
-pub use record::{CaseMeta, CaseMove, GameInfo, GameRecord, GameResult, NO_EP};
+pub use record::{CaseMeta, GameRecord, NO_EP, position_key};
 pub use write::CaseBaseWriter;
 
 /// Why a case base could not be read or written.
@@ -361,7 +362,7 @@ impl CaseBase {
     }
 
     /// The descriptive fields of a game; `None` if the index or its strings are out of range.
-    pub fn game(&self, index: u32) -> Option<GameInfo> {
+    pub fn game(&self, index: u32) -> Option<GameHeader> {
         let rec = self.game_records().get(index as usize)?;
         let pool = {
             let start = self.header.strings_off as usize;
@@ -377,15 +378,16 @@ impl CaseBase {
         }
         let [white, black, date, event, site] = strings;
         let elo = |e: u16| (e != 0).then_some(e);
-        Some(GameInfo {
+        Some(GameHeader {
+            event,
+            site,
+            date,
+            round: String::new(),
             white,
             black,
             white_elo: elo(rec.white_elo),
             black_elo: elo(rec.black_elo),
-            date,
-            event,
-            site,
-            result: GameResult::from_byte(rec.result).as_pgn().to_string(),
+            result: GameResult::from_byte(rec.result),
         })
     }
 

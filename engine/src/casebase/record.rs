@@ -2,82 +2,9 @@
 //! in memory (the same bytes).
 
 use bytemuck::{Pod, Zeroable};
-use shakmaty::{CastlingSide, Color, Move, Role, Square};
+use shakmaty::{CastlingSide, Chess, EnPassantMode, Position};
 
-/// A move as a case stores it, in the mover's point of view, in 16 bits:
-/// from (6) | to (6) | promotion role (3) | castling flag (1).
-///
-/// Castling is stored as the king's move of two files (`e1g1`, `e1c1`), as method.md says,
-/// whatever the start squares were in Chess960.
-#[repr(transparent)]
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default, Pod, Zeroable)]
-pub struct CaseMove(pub u16);
-
-impl CaseMove {
-    /// Packs the parts of a move.
-    pub fn new(from: Square, to: Square, promotion: Option<Role>, castle: bool) -> CaseMove {
-        let promo = promotion.map_or(0, |r| r as u16);
-        CaseMove(from as u16 | (to as u16) << 6 | promo << 12 | u16::from(castle) << 15)
-    }
-
-    /// Encodes a shakmaty move played by `mover`.
-    pub fn from_move(m: Move, mover: Color) -> Option<CaseMove> {
-        match m {
-            Move::Castle { king, rook } => {
-                let side = CastlingSide::from_king_side(rook > king);
-                let to = Square::from_coords(side.king_to_file(), mover.backrank());
-                Some(CaseMove::new(king, to, None, true))
-            }
-            Move::Normal {
-                from,
-                to,
-                promotion,
-                ..
-            } => Some(CaseMove::new(from, to, promotion, false)),
-            Move::EnPassant { from, to } => Some(CaseMove::new(from, to, None, false)),
-            Move::Put { .. } => None,
-        }
-    }
-
-    /// Origin square.
-    pub fn from(self) -> Square {
-        Square::new(u32::from(self.0 & 63))
-    }
-
-    /// Destination square (the king's destination for castling).
-    pub fn to(self) -> Square {
-        Square::new(u32::from((self.0 >> 6) & 63))
-    }
-
-    /// Promotion role, if any.
-    pub fn promotion(self) -> Option<Role> {
-        Role::try_from(((self.0 >> 12) & 7) as u8).ok()
-    }
-
-    /// Whether the move is castling.
-    pub fn is_castle(self) -> bool {
-        self.0 >> 15 != 0
-    }
-
-    /// The same move seen from the other side (ranks flipped).
-    pub fn mirrored(self) -> CaseMove {
-        CaseMove::new(
-            self.from().flip_vertical(),
-            self.to().flip_vertical(),
-            self.promotion(),
-            self.is_castle(),
-        )
-    }
-
-    /// UCI notation (standard castling: king two files).
-    pub fn uci(self) -> String {
-        let promo = self
-            .promotion()
-            .map(|r| r.char().to_string())
-            .unwrap_or_default();
-        format!("{}{}{}", self.from(), self.to(), promo)
-    }
-}
+use crate::position::CaseMove;
 
 /// Everything about a case except its board, which lives in a separate flat array so that the
 /// similarity scan touches 32 bytes a case and nothing else.
@@ -102,72 +29,28 @@ pub struct CaseMeta {
 /// [`CaseMeta::ep`] value for "no en-passant square".
 pub const NO_EP: u8 = 0xff;
 
-/// Result of a game, as the game table stores it.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GameResult {
-    /// `1-0`.
-    WhiteWins,
-    /// `0-1`.
-    BlackWins,
-    /// `1/2-1/2`.
-    Draw,
-    /// `*` or missing.
-    Unknown,
-}
-
-impl GameResult {
-    /// Parses a PGN `Result` tag value.
-    pub fn from_tag(s: &str) -> GameResult {
-        match s.trim() {
-            "1-0" => GameResult::WhiteWins,
-            "0-1" => GameResult::BlackWins,
-            "1/2-1/2" => GameResult::Draw,
-            _ => GameResult::Unknown,
+/// Castling rights (bits: own short, own long, their short, their long) and en-passant file
+/// (or [`NO_EP`]) of a position, in the mover's point of view: what, with the board, makes two
+/// positions the same for an exact match.
+pub fn position_key(pos: &Chess) -> (u8, u8) {
+    let turn = pos.turn();
+    let castles = pos.castles();
+    let mut rights = 0u8;
+    let sides = [
+        (turn, CastlingSide::KingSide),
+        (turn, CastlingSide::QueenSide),
+        (!turn, CastlingSide::KingSide),
+        (!turn, CastlingSide::QueenSide),
+    ];
+    for (bit, (color, side)) in sides.into_iter().enumerate() {
+        if castles.has(color, side) {
+            rights |= 1 << bit;
         }
     }
-
-    /// PGN notation.
-    pub fn as_pgn(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::BlackWins => "0-1",
-            GameResult::Draw => "1/2-1/2",
-            GameResult::Unknown => "*",
-        }
-    }
-
-    /// Points scored by `side` (None when the result is unknown).
-    pub fn points_for(self, side: Color) -> Option<f64> {
-        match (self, side) {
-            (GameResult::Draw, _) => Some(0.5),
-            (GameResult::WhiteWins, Color::White) | (GameResult::BlackWins, Color::Black) => {
-                Some(1.0)
-            }
-            (GameResult::WhiteWins, Color::Black) | (GameResult::BlackWins, Color::White) => {
-                Some(0.0)
-            }
-            (GameResult::Unknown, _) => None,
-        }
-    }
-
-    pub(crate) fn to_byte(self) -> u8 {
-        match self {
-            GameResult::WhiteWins => 1,
-            GameResult::BlackWins => 2,
-            GameResult::Draw => 3,
-            GameResult::Unknown => 0,
-        }
-    }
-
-    pub(crate) fn from_byte(b: u8) -> GameResult {
-        match b {
-            1 => GameResult::WhiteWins,
-            2 => GameResult::BlackWins,
-            3 => GameResult::Draw,
-            _ => GameResult::Unknown,
-        }
-    }
+    let ep = pos
+        .ep_square(EnPassantMode::Legal)
+        .map_or(NO_EP, |sq| sq.file() as u8);
+    (rights, ep)
 }
 
 /// One game of the game table, fixed size; its strings live in the string pool.
@@ -182,31 +65,10 @@ pub struct GameRecord {
     pub white_elo: u16,
     /// Black's rating, 0 if unknown.
     pub black_elo: u16,
-    /// Result code (see [`GameResult`]).
+    /// Result code ([`crate::pgn::GameResult::to_byte`]).
     pub result: u8,
     /// Padding, always zero.
     pub pad: [u8; 3],
-}
-
-/// A game's descriptive fields, as read back from the game table.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct GameInfo {
-    /// White player's name.
-    pub white: String,
-    /// Black player's name.
-    pub black: String,
-    /// White's rating.
-    pub white_elo: Option<u16>,
-    /// Black's rating.
-    pub black_elo: Option<u16>,
-    /// `Date` tag.
-    pub date: String,
-    /// `Event` tag.
-    pub event: String,
-    /// `Site` tag (a URL for Lichess games).
-    pub site: String,
-    /// `Result` tag.
-    pub result: String,
 }
 
 /// Number of strings stored per game, in this order: white, black, date, event, site.
@@ -215,29 +77,6 @@ pub(crate) const GAME_STRINGS: usize = 5;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn case_move_round_trips_its_parts() {
-        let m = CaseMove::new(Square::E7, Square::E8, Some(Role::Knight), false);
-        assert_eq!(
-            (m.from(), m.to(), m.promotion(), m.is_castle()),
-            (Square::E7, Square::E8, Some(Role::Knight), false)
-        );
-        assert_eq!(m.uci(), "e7e8n");
-        assert_eq!(m.mirrored().mirrored(), m);
-        assert_eq!(m.mirrored().uci(), "e2e1n");
-    }
-
-    #[test]
-    fn castling_is_stored_as_a_two_file_king_move() {
-        let m = Move::Castle {
-            king: Square::E8,
-            rook: Square::A8,
-        };
-        let cm = CaseMove::from_move(m, Color::Black).expect("castling encodes");
-        assert_eq!(cm.uci(), "e8c8");
-        assert!(cm.is_castle());
-    }
 
     #[test]
     fn records_have_fixed_sizes() {

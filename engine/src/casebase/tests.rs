@@ -4,6 +4,7 @@ use shakmaty::{Board, Color, Square};
 
 use super::*;
 use crate::board::Planes;
+use crate::position::CaseMove;
 
 fn sample_info() -> BuildInfo {
     BuildInfo {
@@ -92,7 +93,7 @@ fn written_case_base_reads_back_with_white_movers_first() {
         ("Alice", "Bob", Some(1500), None)
     );
     assert_eq!(
-        (game.site.as_str(), game.result.as_str()),
+        (game.site.as_str(), game.result.as_pgn()),
         ("https://example.org/1", "1/2-1/2")
     );
     assert_eq!(cb.game(1), None);

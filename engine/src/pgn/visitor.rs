@@ -9,7 +9,8 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::casebase::{CaseMove, GameResult};
+use super::header::{GameHeader, GameResult};
+use crate::position::CaseMove;
 
 /// Which moves of a game are wanted: the mover must pass every filter given.
 #[derive(Clone, Debug, Default)]
@@ -33,14 +34,11 @@ impl Selection {
 
     /// Whether the moves of `side` in a game with these tags are selected, and if not, whether
     /// a missing rating was the reason.
-    fn side_selected(&self, tags: &Tags, side: Color) -> (bool, bool) {
+    fn side_selected(&self, header: &GameHeader, side: Color) -> (bool, bool) {
         if self.side.is_some_and(|s| s != side) {
             return (false, false);
         }
-        let (name, elo) = match side {
-            Color::White => (&tags.white, tags.white_elo),
-            Color::Black => (&tags.black, tags.black_elo),
-        };
+        let (name, elo) = (header.player(side), header.elo(side));
         if !self.players.is_empty() && !self.players.contains(&name.to_lowercase()) {
             return (false, false);
         }
@@ -99,55 +97,12 @@ impl SkipReason {
     }
 }
 
-/// The tags of a game that Precedent keeps.
+/// The tags that a game's identity and start position come from, beside its header.
 #[derive(Clone, Debug, Default)]
-pub struct Tags {
-    pub white: String,
-    pub black: String,
-    pub white_elo: Option<u16>,
-    pub black_elo: Option<u16>,
-    pub date: String,
-    pub event: String,
-    pub site: String,
-    pub round: String,
-    pub utc_time: String,
-    pub result: String,
-    pub fen: Option<String>,
-    pub variant: Option<String>,
-}
-
-impl Tags {
-    fn clear(&mut self) {
-        for s in [
-            &mut self.white,
-            &mut self.black,
-            &mut self.date,
-            &mut self.event,
-            &mut self.site,
-            &mut self.round,
-            &mut self.utc_time,
-            &mut self.result,
-        ] {
-            s.clear();
-        }
-        self.white_elo = None;
-        self.black_elo = None;
-        self.fen = None;
-        self.variant = None;
-    }
-
-    /// The game's result.
-    pub fn game_result(&self) -> GameResult {
-        GameResult::from_tag(&self.result)
-    }
-
-    /// Rating of `side`.
-    pub fn elo(&self, side: Color) -> Option<u16> {
-        match side {
-            Color::White => self.white_elo,
-            Color::Black => self.black_elo,
-        }
-    }
+struct ParseTags {
+    utc_time: String,
+    fen: Option<String>,
+    variant: Option<String>,
 }
 
 /// A selected position of a game: the board before the move, and the move.
@@ -166,8 +121,8 @@ pub struct Mover {
 pub struct ParsedGame {
     /// Number of the game in its input, from 1.
     pub number: u64,
-    /// Its tags.
-    pub tags: Tags,
+    /// Its header.
+    pub header: GameHeader,
     /// The selected positions and moves.
     pub selected: Vec<Mover>,
     /// Plies played.
@@ -182,6 +137,7 @@ pub struct ParsedGame {
 pub struct GameVisitor {
     selection: Selection,
     game: ParsedGame,
+    tags: ParseTags,
     pos: Chess,
     selected_side: [bool; 2],
     missing_rating: bool,
@@ -195,6 +151,7 @@ impl GameVisitor {
         GameVisitor {
             selection,
             game: ParsedGame::default(),
+            tags: ParseTags::default(),
             pos: Chess::default(),
             selected_side: [false; 2],
             missing_rating: false,
@@ -216,7 +173,7 @@ impl GameVisitor {
     }
 
     fn start_position(&mut self) -> Result<Chess, SkipReason> {
-        if let Some(variant) = &self.game.tags.variant {
+        if let Some(variant) = &self.tags.variant {
             let v = variant.to_ascii_lowercase();
             if !matches!(
                 v.as_str(),
@@ -226,7 +183,7 @@ impl GameVisitor {
                 return Err(SkipReason::Variant);
             }
         }
-        let Some(fen) = &self.game.tags.fen else {
+        let Some(fen) = &self.tags.fen else {
             return Ok(Chess::default());
         };
         let detail = |e: &dyn std::fmt::Display| format!("FEN tag {fen:?}: {e}");
@@ -265,7 +222,10 @@ impl Visitor for GameVisitor {
 
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
         self.game.number += 1;
-        self.game.tags.clear();
+        self.game.header.reset();
+        self.tags.utc_time.clear();
+        self.tags.fen = None;
+        self.tags.variant = None;
         self.game.selected.clear();
         self.game.detail.clear();
         self.game.plies = 0;
@@ -274,22 +234,22 @@ impl Visitor for GameVisitor {
     }
 
     fn tag(&mut self, _: &mut (), name: &[u8], value: RawTag<'_>) -> ControlFlow<Self::Output> {
-        let tags = &mut self.game.tags;
+        let (header, tags) = (&mut self.game.header, &mut self.tags);
         let text = |s: &mut String| {
             s.clear();
             s.push_str(&value.decode_utf8_lossy());
         };
         match name {
-            b"White" => text(&mut tags.white),
-            b"Black" => text(&mut tags.black),
-            b"WhiteElo" => tags.white_elo = parse_elo(value.as_bytes()),
-            b"BlackElo" => tags.black_elo = parse_elo(value.as_bytes()),
-            b"Date" => text(&mut tags.date),
-            b"Event" => text(&mut tags.event),
-            b"Site" => text(&mut tags.site),
-            b"Round" => text(&mut tags.round),
+            b"White" => text(&mut header.white),
+            b"Black" => text(&mut header.black),
+            b"WhiteElo" => header.white_elo = parse_elo(value.as_bytes()),
+            b"BlackElo" => header.black_elo = parse_elo(value.as_bytes()),
+            b"Date" => text(&mut header.date),
+            b"Event" => text(&mut header.event),
+            b"Site" => text(&mut header.site),
+            b"Round" => text(&mut header.round),
             b"UTCTime" => text(&mut tags.utc_time),
-            b"Result" => text(&mut tags.result),
+            b"Result" => header.result = GameResult::from_tag(&value.decode_utf8_lossy()),
             b"FEN" => tags.fen = Some(value.decode_utf8_lossy().into_owned()),
             b"Variant" => tags.variant = Some(value.decode_utf8_lossy().into_owned()),
             _ => {}
@@ -298,15 +258,17 @@ impl Visitor for GameVisitor {
     }
 
     fn begin_movetext(&mut self, _: ()) -> ControlFlow<Self::Output, Self::Movetext> {
-        let tags = &self.game.tags;
+        let (header, tags) = (&self.game.header, &self.tags);
         self.hasher.reset();
+        // The game's identity; the fields and their order are fixed, so that keys stay the same
+        // across versions (the contamination guard compares them with old case bases).
         for s in [
-            &tags.white,
-            &tags.black,
-            &tags.date,
-            &tags.event,
-            &tags.site,
-            &tags.round,
+            &header.white,
+            &header.black,
+            &header.date,
+            &header.event,
+            &header.site,
+            &header.round,
             &tags.utc_time,
         ] {
             self.hasher.update(s.as_bytes());
@@ -315,8 +277,8 @@ impl Visitor for GameVisitor {
         if let Some(fen) = &tags.fen {
             self.hasher.update(fen.as_bytes());
         }
-        let (w, w_missing) = self.selection.side_selected(tags, Color::White);
-        let (b, b_missing) = self.selection.side_selected(tags, Color::Black);
+        let (w, w_missing) = self.selection.side_selected(header, Color::White);
+        let (b, b_missing) = self.selection.side_selected(header, Color::Black);
         self.selected_side = [w, b];
         self.missing_rating = w_missing || b_missing;
         match self.start_position() {

@@ -10,8 +10,8 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
 use super::openings::Opening;
 use super::player::{Clocks, Failure, Live, TimeControl};
-use precedent::casebase::GameResult;
 use precedent::engine::timeman::{Clock, budget};
+use precedent::pgn::GameResult;
 
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

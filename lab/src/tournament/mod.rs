@@ -25,7 +25,8 @@ use crate::rating::{self, Anchor, Crosstable, Pairwise, Played};
 use game::{Adjudication, MoveTimes, Termination};
 use openings::Opening;
 use player::{PlayerSpec, TimeControl};
-use precedent::casebase::{CaseBase, GameResult};
+use precedent::casebase::CaseBase;
+use precedent::pgn::{GameHeader, GameResult};
 use precedent::retrieve::tie_key;
 
 /// Who plays whom.
@@ -344,13 +345,18 @@ pub fn run(cfg: &MatchConfig, progress: &dyn Progress) -> Result<MatchReport, Ma
             played[job.white] += 1;
             played[job.black] += 1;
             if let Some(out) = pgn.as_mut() {
-                let text = pgn_out::write(&pgn_out::PgnGame {
-                    event: &cfg.event,
-                    round: job.round,
-                    date: &date,
-                    white: w,
-                    black: b,
+                let header = GameHeader {
+                    event: cfg.event.clone(),
+                    site: "precedent match".into(),
+                    date: date.clone(),
+                    round: job.round.to_string(),
+                    white: w.to_string(),
+                    black: b.to_string(),
                     result: r.result,
+                    ..GameHeader::default()
+                };
+                let text = pgn_out::write(&pgn_out::PgnGame {
+                    header: &header,
                     termination: &r.termination,
                     time_control: [tcs[job.white].to_string(), tcs[job.black].to_string()],
                     opening: &openings[job.opening],

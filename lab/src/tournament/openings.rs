@@ -71,10 +71,10 @@ pub fn load(path: &str, limit: usize) -> Result<Vec<Opening>, OpeningError> {
                 for m in &moves {
                     position.play_unchecked(*m);
                 }
-                let name = if game.tags.event.is_empty() || game.tags.event == "?" {
+                let name = if game.header.event.is_empty() || game.header.event == "?" {
                     format!("{} #{}", path, game.number)
                 } else {
-                    game.tags.event.clone()
+                    game.header.event.clone()
                 };
                 out.push(Opening {
                     fen: fen_of(&first.pos),

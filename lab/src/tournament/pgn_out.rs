@@ -5,16 +5,13 @@ use shakmaty::{Chess, Move, Position};
 
 use super::game::Termination;
 use super::openings::Opening;
-use precedent::casebase::GameResult;
+use precedent::pgn::GameHeader;
 
 /// Everything a PGN game needs.
 pub struct PgnGame<'a> {
-    pub event: &'a str,
-    pub round: usize,
-    pub date: &'a str,
-    pub white: &'a str,
-    pub black: &'a str,
-    pub result: GameResult,
+    /// Event, site, date, round, players and result.
+    pub header: &'a GameHeader,
+    /// How the game ended.
     pub termination: &'a Termination,
     pub time_control: [String; 2],
     pub opening: &'a Opening,
@@ -32,13 +29,19 @@ fn escape(s: &str) -> String {
 pub fn write(g: &PgnGame<'_>) -> String {
     let mut out = String::new();
     let mut tag = |k: &str, v: &str| out.push_str(&format!("[{k} \"{}\"]\n", escape(v)));
-    tag("Event", g.event);
-    tag("Site", "precedent match");
-    tag("Date", g.date);
-    tag("Round", &g.round.to_string());
-    tag("White", g.white);
-    tag("Black", g.black);
-    tag("Result", g.result.as_pgn());
+    let h = g.header;
+    tag("Event", &h.event);
+    tag("Site", &h.site);
+    tag("Date", &h.date);
+    tag("Round", &h.round);
+    tag("White", &h.white);
+    tag("Black", &h.black);
+    tag("Result", h.result.as_pgn());
+    for (name, elo) in [("WhiteElo", h.white_elo), ("BlackElo", h.black_elo)] {
+        if let Some(elo) = elo {
+            tag(name, &elo.to_string());
+        }
+    }
     if g.time_control[0] == g.time_control[1] {
         tag("TimeControl", &g.time_control[0]);
     } else {
@@ -74,7 +77,7 @@ pub fn write(g: &PgnGame<'_>) -> String {
         "{{{}}}",
         g.termination.describe().replace(['{', '}'], "")
     ));
-    tokens.push(g.result.as_pgn().to_string());
+    tokens.push(h.result.as_pgn().to_string());
     let mut line = String::new();
     for t in tokens {
         if !line.is_empty() && line.len() + 1 + t.len() > 79 {
