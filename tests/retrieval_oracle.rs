@@ -8,7 +8,8 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use precedent::adapt::reuse::{DecideLimits, ReasonerConfig, decide};
+use precedent::adapt::reuse::{ReuseConfig, ReuseLimits, reuse};
+
 use precedent::board::{Planes, piece_score};
 use precedent::casebase::CaseBase;
 use precedent::pgn::{GameVisitor, Selection, open_input};
@@ -143,10 +144,10 @@ fn check_against_oracle(cb_pgn: &str, cb_games: usize, query_pgn: &str, skip: us
         .collect();
     let queries = positions(query_pgn, skip, want);
     assert_eq!(queries.len(), want);
-    let cfg = ReasonerConfig {
+    let cfg = ReuseConfig {
         k: 1,
         seed: Some(11),
-        ..ReasonerConfig::default()
+        ..ReuseConfig::default()
     };
     for (n, pos) in queries.iter().enumerate() {
         // The query in the mover's point of view, mirrored by shakmaty, not by Planes.
@@ -162,11 +163,11 @@ fn check_against_oracle(cb_pgn: &str, cb_games: usize, query_pgn: &str, skip: us
             .collect();
         let top = *scores.iter().max().expect("cases");
         let ties = scores.iter().filter(|&&s| s == top).count() as u64;
-        let d = decide(
+        let d = reuse(
             &cb,
             pos,
             &cfg,
-            DecideLimits::default(),
+            ReuseLimits::default(),
             CastlingMode::Standard,
         )
         .expect("a move");

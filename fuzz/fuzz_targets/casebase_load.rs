@@ -5,7 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use precedent::casebase::CaseBase;
-use precedent::adapt::reuse::{DecideLimits, ReasonerConfig, decide};
+use precedent::adapt::reuse::{ReuseConfig, ReuseLimits, reuse};
+
 use precedent::retrieve::Mode;
 use shakmaty::{CastlingMode, Chess, Color, Position};
 
@@ -70,13 +71,13 @@ fn touch(cb: &CaseBase) {
             p
         };
         for mode in [Mode::Normalised, Mode::Thesis] {
-            let cfg = ReasonerConfig {
+            let cfg = ReuseConfig {
                 mode,
                 seed: Some(1),
-                ..ReasonerConfig::default()
+                ..ReuseConfig::default()
             };
             for pos in [&Chess::default(), &after_e4] {
-                let _ = decide(cb, pos, &cfg, DecideLimits::default(), CastlingMode::Standard);
+                let _ = reuse(cb, pos, &cfg, ReuseLimits::default(), CastlingMode::Standard);
             }
         }
     }

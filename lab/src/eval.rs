@@ -15,8 +15,8 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 use crate::Progress;
 use crate::client::{ClientError, Engine, Limit};
 use crate::epd::{EpdRecord, solves};
-use precedent::adapt::reuse::ReasonerConfig;
 use precedent::casebase::CaseBase;
+use precedent::engine::config::EngineConfig;
 use precedent::engine::{ThinkLimits, think};
 use precedent::pgn::{GameVisitor, InputError, Selection, open_input};
 use precedent::position::fen_of;
@@ -272,7 +272,7 @@ thread_local! {
 pub fn run_reasoner(
     cb: &CaseBase,
     positions: &[(Chess, Option<Move>)],
-    cfg: &ReasonerConfig,
+    cfg: &EngineConfig,
     movetime: Option<Duration>,
     seed: u64,
     done: &(dyn Fn(&Outcome) + Sync),
@@ -281,10 +281,8 @@ pub fn run_reasoner(
         .par_iter()
         .enumerate()
         .map(|(i, (pos, expected))| {
-            let cfg = ReasonerConfig {
-                seed: Some(tie_key(seed, i)),
-                ..cfg.clone()
-            };
+            let mut cfg = cfg.clone();
+            cfg.reuse.seed = Some(tie_key(seed, i));
             let limits = ThinkLimits {
                 deadline: movetime.map(|t| Instant::now() + t),
                 ..ThinkLimits::default()

@@ -11,9 +11,9 @@ use crate::Progress;
 use crate::rating::{normal_cdf, spearman, spearman_p_value};
 use crate::tournament::player::PlayerSpec;
 use crate::tournament::{MatchConfig, MatchReport, Pairing, run as run_match};
-use precedent::adapt::reuse::ReasonerConfig;
 use precedent::casebase::build::{BuildConfig, build};
 use precedent::casebase::{BuildOptions, CaseBase};
+use precedent::engine::config::EngineConfig;
 
 /// One case base of the experiment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,7 +85,7 @@ pub struct ExperimentConfig {
     pub out_dir: PathBuf,
     pub skip_plies: u32,
     pub max_games: Option<u64>,
-    pub reasoner: ReasonerConfig,
+    pub reasoner: EngineConfig,
     /// The match settings; its players are replaced by the groups' engines.
     pub matches: MatchConfig,
     pub svg: Option<PathBuf>,

@@ -7,7 +7,7 @@ use rand_distr_normal::standard_normal;
 use serde::Serialize;
 
 use precedent::adapt::Weights;
-use precedent::adapt::reuse::ReasonerConfig;
+use precedent::engine::config::EngineConfig;
 
 /// Standard normal samples without another dependency (Box–Muller).
 mod rand_distr_normal {
@@ -98,8 +98,8 @@ pub struct Individual {
 
 impl Individual {
     /// The genome of a configuration.
-    pub fn from_config(c: &ReasonerConfig) -> Individual {
-        let w = c.weights.0;
+    pub fn from_config(c: &EngineConfig) -> Individual {
+        let w = c.reuse.weights.0;
         let x = vec![
             w[0],
             w[1],
@@ -107,8 +107,8 @@ impl Individual {
             w[3],
             w[4],
             w[5],
-            (c.k.max(1) as f64).log2(),
-            c.p,
+            (c.reuse.k.max(1) as f64).log2(),
+            c.reuse.p,
             f64::from(c.revise.tolerance),
         ];
         Individual {
@@ -119,12 +119,12 @@ impl Individual {
     }
 
     /// The configuration of a genome (on top of `base` for what is not tuned).
-    pub fn to_config(&self, base: &ReasonerConfig) -> ReasonerConfig {
+    pub fn to_config(&self, base: &EngineConfig) -> EngineConfig {
         let x = &self.x;
         let mut c = base.clone();
-        c.weights = Weights([x[0], x[1], x[2], x[3], x[4], x[5]]);
-        c.k = 2f64.powf(x[6]).round().max(1.0) as usize;
-        c.p = x[7];
+        c.reuse.weights = Weights([x[0], x[1], x[2], x[3], x[4], x[5]]);
+        c.reuse.k = 2f64.powf(x[6]).round().max(1.0) as usize;
+        c.reuse.p = x[7];
         c.revise.tolerance = x[8].round() as i32;
         c
     }
@@ -223,7 +223,7 @@ mod tests {
 
     #[test]
     fn mutation_is_reproducible_and_stays_in_range() {
-        let start = Individual::from_config(&ReasonerConfig::default());
+        let start = Individual::from_config(&EngineConfig::default());
         let a = mutate(&start, &GENES, &mut StdRng::seed_from_u64(7));
         let b = mutate(&start, &GENES, &mut StdRng::seed_from_u64(7));
         assert_eq!(a, b, "same seed, same child");

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use precedent::casebase::CaseBase;
+use precedent::engine::config::EngineConfig;
 use precedent::pgn::Selection;
 use precedent_lab::client::Limit;
 use precedent_lab::epd::{EpdRecord, parse_line};
@@ -113,7 +114,7 @@ fn moves_for(
         return Ok((format!("{cmd} ({})", args.limit), outcomes));
     }
     let cfg = args.reasoner.config()?;
-    let seed = cfg.seed.unwrap_or(1);
+    let seed = cfg.reuse.seed.unwrap_or(1);
     let bar = progress::bar(positions.len() as u64, "positions");
     let matched = AtomicU64::new(0);
     let done = |o: &Outcome| {
@@ -129,10 +130,10 @@ fn moves_for(
     let name = format!(
         "precedent ({}, mode {}, k {}, p {}, weights {})",
         cb.name(),
-        cfg.mode,
-        cfg.k,
-        cfg.p,
-        cfg.weights
+        cfg.reuse.mode,
+        cfg.reuse.k,
+        cfg.reuse.p,
+        cfg.reuse.weights
     );
     Ok((name, outcomes))
 }
@@ -291,7 +292,7 @@ fn run_epd(args: &Args, path: &PathBuf, threads: usize) -> Result<()> {
 
 /// Time per position: `--movetime`, or 100 ms when the revise search is on (it needs a limit;
 /// pure retrieval scans the whole case base regardless).
-fn movetime(args: &Args, cfg: &precedent::adapt::reuse::ReasonerConfig) -> Option<Duration> {
+fn movetime(args: &Args, cfg: &EngineConfig) -> Option<Duration> {
     match args.movetime {
         Some(ms) => Some(Duration::from_millis(ms)),
         None if cfg.revise.enabled => Some(Duration::from_millis(DEFAULT_REVISE_MOVETIME_MS)),

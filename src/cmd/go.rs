@@ -4,7 +4,7 @@ use anyhow::{Result, bail};
 use precedent::position::{parse_fen, play_moves};
 use std::time::{Duration, Instant};
 
-use precedent::adapt::reuse::DecideError;
+use precedent::adapt::reuse::NoLegalMove;
 use precedent::engine::{ThinkLimits, Thought, think};
 use precedent::revise::describe_value;
 use precedent::revise::tt::TranspositionTable;
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut tt = TranspositionTable::default();
     let thought = match think(&cb, &pos, &cfg, limits, CastlingMode::Standard, &mut tt) {
         Ok(t) => t,
-        Err(e @ (DecideError::Checkmate | DecideError::Stalemate)) => {
+        Err(e @ (NoLegalMove::Checkmate | NoLegalMove::Stalemate)) => {
             if args.json {
                 println!(
                     "{}",

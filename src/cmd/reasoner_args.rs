@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use precedent::adapt::Weights;
-use precedent::adapt::reuse::ReasonerConfig;
+use precedent::adapt::reuse::ReuseConfig;
 use precedent::casebase::CaseBase;
+use precedent::engine::config::EngineConfig;
 use precedent::retrieve::Mode;
 use precedent::revise::ReviseConfig;
 
@@ -19,10 +20,10 @@ pub struct ReasonerArgs {
     #[arg(long, value_name = "FILE")]
     pub params: Option<PathBuf>,
     /// Number of nearest cases that vote (1 = the thesis).
-    #[arg(long, default_value_t = ReasonerConfig::default().k)]
+    #[arg(long, default_value_t = EngineConfig::default().reuse.k)]
     pub k: usize,
     /// Vote exponent: a case votes with weight similarity^P.
-    #[arg(long, default_value_t = ReasonerConfig::default().p)]
+    #[arg(long, default_value_t = EngineConfig::default().reuse.p)]
     pub p: f64,
     /// normalised (mover's point of view) or thesis (boards as they stand).
     #[arg(long, default_value_t = Mode::Normalised)]
@@ -46,18 +47,20 @@ pub struct ReasonerArgs {
 
 impl ReasonerArgs {
     /// The reasoner configuration.
-    pub fn config(&self) -> Result<ReasonerConfig> {
+    pub fn config(&self) -> Result<EngineConfig> {
         anyhow::ensure!(self.k >= 1, "--k must be at least 1");
         anyhow::ensure!(
             self.p.is_finite() && self.p >= 0.0,
             "--p must be a finite number ≥ 0"
         );
-        let flags = ReasonerConfig {
-            k: self.k,
-            p: self.p,
-            mode: self.mode,
-            weights: self.weights,
-            seed: self.seed,
+        let flags = EngineConfig {
+            reuse: ReuseConfig {
+                k: self.k,
+                p: self.p,
+                mode: self.mode,
+                weights: self.weights,
+                seed: self.seed,
+            },
             revise: ReviseConfig {
                 enabled: self.revise,
                 tolerance: self.tolerance,
@@ -69,22 +72,22 @@ impl ReasonerArgs {
             return Ok(flags);
         };
         // The file is the base; a flag given on the command line (not at its default) wins.
-        let mut cfg = ReasonerConfig::load(path).map_err(anyhow::Error::msg)?;
-        let d = ReasonerConfig::default();
-        if flags.k != d.k {
-            cfg.k = flags.k;
+        let mut cfg = EngineConfig::load(path).map_err(anyhow::Error::msg)?;
+        let d = EngineConfig::default();
+        if flags.reuse.k != d.reuse.k {
+            cfg.reuse.k = flags.reuse.k;
         }
-        if flags.p != d.p {
-            cfg.p = flags.p;
+        if flags.reuse.p != d.reuse.p {
+            cfg.reuse.p = flags.reuse.p;
         }
-        if flags.mode != d.mode {
-            cfg.mode = flags.mode;
+        if flags.reuse.mode != d.reuse.mode {
+            cfg.reuse.mode = flags.reuse.mode;
         }
-        if flags.weights != d.weights {
-            cfg.weights = flags.weights;
+        if flags.reuse.weights != d.reuse.weights {
+            cfg.reuse.weights = flags.reuse.weights;
         }
-        if flags.seed.is_some() {
-            cfg.seed = flags.seed;
+        if flags.reuse.seed.is_some() {
+            cfg.reuse.seed = flags.reuse.seed;
         }
         if flags.revise.enabled != d.revise.enabled {
             cfg.revise.enabled = flags.revise.enabled;

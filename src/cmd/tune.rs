@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use precedent::adapt::reuse::ReasonerConfig;
+use precedent::engine::config::EngineConfig;
 use precedent::pgn::Selection;
 use precedent_lab::eval::{Sample, casebase_keys, run_reasoner, sample_positions, wilson};
 use precedent_lab::tune::{GENES, Individual, Strategy, evolve};
@@ -67,7 +67,7 @@ pub struct Args {
 fn accuracy(
     cb: &precedent::casebase::CaseBase,
     samples: &[Sample],
-    cfg: &ReasonerConfig,
+    cfg: &EngineConfig,
     movetime: Option<Duration>,
     seed: u64,
     bar: &ProgressBar,
@@ -207,7 +207,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
     let tuned = decode(&best[0]);
     tuned.save(&args.out).map_err(anyhow::Error::msg)?;
     bar.set_message("final check on the test games");
-    let check = |cfg: &ReasonerConfig| {
+    let check = |cfg: &EngineConfig| {
         let (m, n) = accuracy(&cb, &test, cfg, movetime, seed ^ 0xc0ffee, &bar);
         let (lo, hi) = wilson(m, n);
         serde_json::json!({ "matches": m, "positions": n, "accuracy": m as f64 / n.max(1) as f64, "ci_low": lo, "ci_high": hi })
@@ -230,9 +230,9 @@ pub fn run_cmd(args: Args) -> Result<()> {
         let pct = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or(0.0) * 100.0;
         println!(
             "tuned: k {}, p {:.2}, weights {}, tolerance {} → {}",
-            tuned.k,
-            tuned.p,
-            tuned.weights,
+            tuned.reuse.k,
+            tuned.reuse.p,
+            tuned.reuse.weights,
             tuned.revise.tolerance,
             args.out.display()
         );

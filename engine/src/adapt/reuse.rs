@@ -16,10 +16,10 @@ use crate::pgn::GameHeader;
 use crate::position::legal_moves_within;
 use crate::retrieve::{Mode, ScanLimits, scan, segments};
 
-/// The reasoner's settings (also the contents of a parameter file, see [`ReasonerConfig::load`]).
+/// How the cases are retrieved and reused.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(default)]
-pub struct ReasonerConfig {
+pub struct ReuseConfig {
     /// Cases retrieved and voting (1 = the thesis' single nearest case).
     pub k: usize,
     /// Vote exponent: a case votes with weight similarity^p.
@@ -30,32 +30,27 @@ pub struct ReasonerConfig {
     pub weights: Weights,
     /// Seed of the tie-breaking; `None` draws a fresh one for every decision.
     pub seed: Option<u64>,
-    /// The revise stage (a tactical check of the cases' proposals).
-    #[serde(default)]
-    pub revise: crate::revise::ReviseConfig,
 }
 
 /// Defaults measured with `precedent eval` (1400–1799 Lichess rapid, 10 % of games held out,
 /// plies 0–9 skipped, two samples of 5,000 positions): k = 32–64 with p = 16–64 tie within
 /// noise (16.0–16.9 %), k = 1 gives 14.1 %, p = 256 loses about 0.7 points. k = 64, p = 64 had
 /// the best mean over both samples (16.6 % against 16.1 % for k = 32, p = 16).
-impl Default for ReasonerConfig {
-    fn default() -> ReasonerConfig {
-        ReasonerConfig {
+impl Default for ReuseConfig {
+    fn default() -> ReuseConfig {
+        ReuseConfig {
             k: 64,
             p: 64.0,
-
             mode: Mode::Normalised,
             weights: Weights::default(),
             seed: None,
-            revise: crate::revise::ReviseConfig::default(),
         }
     }
 }
 
 /// When a decision must be ready.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct DecideLimits<'a> {
+pub struct ReuseLimits<'a> {
     /// Stop scanning at this instant and decide on what was found.
     pub deadline: Option<Instant>,
     /// Stop scanning when this is set.
@@ -161,7 +156,7 @@ impl Decision {
 
 /// Why no decision could be made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum DecideError {
+pub enum NoLegalMove {
     /// The side to move is checkmated.
     #[error("no legal move: checkmate")]
     Checkmate,
@@ -176,20 +171,20 @@ pub fn uci(m: &Move, mode: CastlingMode) -> String {
 }
 
 /// Decides a move for `pos`.
-pub fn decide(
+pub fn reuse(
     cb: &CaseBase,
     pos: &Chess,
-    cfg: &ReasonerConfig,
-    limits: DecideLimits<'_>,
+    cfg: &ReuseConfig,
+    limits: ReuseLimits<'_>,
     castling: CastlingMode,
-) -> Result<Decision, DecideError> {
+) -> Result<Decision, NoLegalMove> {
     let started = Instant::now();
     let legal = legal_moves_within(pos, limits.moves);
     if legal.is_empty() {
         return Err(if pos.is_check() {
-            DecideError::Checkmate
+            NoLegalMove::Checkmate
         } else {
-            DecideError::Stalemate
+            NoLegalMove::Stalemate
         });
     }
 
@@ -318,51 +313,3 @@ pub fn expected_to_cp(p: f64) -> i32 {
 #[cfg(test)]
 #[path = "reuse_tests.rs"]
 mod tests;
-
-impl ReasonerConfig {
-    /// Reads a parameter file (TOML, as `precedent tune --out` writes it); missing keys keep
-    /// their defaults.
-    pub fn load(path: &std::path::Path) -> Result<ReasonerConfig, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read parameters: {e}", path.display()))?;
-        toml::from_str(&text)
-            .map_err(|e| format!("{}: bad parameter file: {}", path.display(), e.message()))
-    }
-
-    /// Writes a parameter file.
-    pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
-        let text = toml::to_string_pretty(self).map_err(|e| e.to_string())?;
-        std::fs::write(path, text)
-            .map_err(|e| format!("{}: cannot write parameters: {e}", path.display()))
-    }
-}
-
-#[cfg(test)]
-mod params_tests {
-    use super::*;
-
-    #[test]
-    fn parameter_files_round_trip_and_fill_defaults() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("p.toml");
-        let mut cfg = ReasonerConfig {
-            k: 17,
-            p: 3.5,
-            mode: Mode::Thesis,
-            ..ReasonerConfig::default()
-        };
-        cfg.weights.0[4] = 10.0;
-        cfg.revise.tolerance = 80;
-        cfg.save(&path).expect("save");
-        assert_eq!(ReasonerConfig::load(&path).expect("load"), cfg);
-        std::fs::write(&path, "k = 5\n").expect("write");
-        let partial = ReasonerConfig::load(&path).expect("partial");
-        assert_eq!((partial.k, partial.p), (5, ReasonerConfig::default().p));
-        std::fs::write(&path, "k = \"many\"\n").expect("write");
-        assert!(
-            ReasonerConfig::load(&path)
-                .expect_err("bad")
-                .contains("bad parameter file")
-        );
-    }
-}

@@ -27,12 +27,12 @@ fn pos(fen: &str) -> Chess {
         .expect("legal test FEN")
 }
 
-fn config(k: usize, mode: Mode, seed: u64) -> ReasonerConfig {
-    ReasonerConfig {
+fn config(k: usize, mode: Mode, seed: u64) -> ReuseConfig {
+    ReuseConfig {
         k,
         mode,
         seed: Some(seed),
-        ..ReasonerConfig::default()
+        ..ReuseConfig::default()
     }
 }
 
@@ -42,11 +42,11 @@ fn start_position_replays_one_of_the_exact_cases() {
     let cb = fixture_cb(dir.path());
     let mut seen = BTreeSet::new();
     for seed in 0..60 {
-        let d = decide(
+        let d = reuse(
             &cb,
             &Chess::default(),
             &config(1, Mode::Normalised, seed),
-            DecideLimits::default(),
+            ReuseLimits::default(),
             CastlingMode::Standard,
         )
         .expect("a move");
@@ -68,11 +68,11 @@ fn black_to_move_is_mirrored_to_the_movers_view() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cb = fixture_cb(dir.path());
     let after_e4 = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
-    let d = decide(
+    let d = reuse(
         &cb,
         &after_e4,
         &config(32, Mode::Normalised, 1),
-        DecideLimits::default(),
+        ReuseLimits::default(),
         CastlingMode::Standard,
     )
     .expect("a move");
@@ -99,11 +99,11 @@ fn thesis_mode_retrieves_cases_of_the_other_side() {
     // The initial board with Black to move: in the thesis' literal mode the White-to-move
     // start cases match it perfectly; their 1. e4 / 1. d4 adapt to Black's nearest move.
     let black_first = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1");
-    let d = decide(
+    let d = reuse(
         &cb,
         &black_first,
         &config(1, Mode::Thesis, 3),
-        DecideLimits::default(),
+        ReuseLimits::default(),
         CastlingMode::Standard,
     )
     .expect("a move");
@@ -127,11 +127,11 @@ fn thesis_mode_retrieves_cases_of_the_other_side() {
 fn votes_sum_to_one_share_and_favour_the_most_supported_move() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cb = fixture_cb(dir.path());
-    let d = decide(
+    let d = reuse(
         &cb,
         &Chess::default(),
         &config(27, Mode::Normalised, 5),
-        DecideLimits::default(),
+        ReuseLimits::default(),
         CastlingMode::Standard,
     )
     .expect("a move");
@@ -152,14 +152,14 @@ fn checkmate_and_stalemate_have_no_move() {
     let mated = pos("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
     let stale = pos("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
     let cfg = config(4, Mode::Normalised, 0);
-    let lim = DecideLimits::default();
+    let lim = ReuseLimits::default();
     assert_eq!(
-        decide(&cb, &mated, &cfg, lim, CastlingMode::Standard).err(),
-        Some(DecideError::Checkmate)
+        reuse(&cb, &mated, &cfg, lim, CastlingMode::Standard).err(),
+        Some(NoLegalMove::Checkmate)
     );
     assert_eq!(
-        decide(&cb, &stale, &cfg, lim, CastlingMode::Standard).err(),
-        Some(DecideError::Stalemate)
+        reuse(&cb, &stale, &cfg, lim, CastlingMode::Standard).err(),
+        Some(NoLegalMove::Stalemate)
     );
 }
 

@@ -2,6 +2,7 @@
 //! one time budget. Retrieval answers first; the search gets the rest of the time, so a move is
 //! always ready, under any clock.
 
+pub mod config;
 pub mod timeman;
 
 use std::sync::atomic::AtomicBool;
@@ -9,10 +10,9 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{CastlingMode, Chess, Move};
 
-use crate::adapt::reuse::{
-    DecideError, DecideLimits, Decision, ReasonerConfig, decide, expected_to_cp,
-};
+use crate::adapt::reuse::{Decision, NoLegalMove, ReuseLimits, expected_to_cp, reuse};
 use crate::casebase::CaseBase;
+use crate::engine::config::EngineConfig;
 use crate::revise::search::mate_in;
 use crate::revise::tt::TranspositionTable;
 use crate::revise::{ReviseLimits, Revised, revise};
@@ -88,11 +88,11 @@ pub struct Thought {
 pub fn think(
     cb: &CaseBase,
     pos: &Chess,
-    cfg: &ReasonerConfig,
+    cfg: &EngineConfig,
     limits: ThinkLimits<'_>,
     castling: CastlingMode,
     tt: &mut TranspositionTable,
-) -> Result<Thought, DecideError> {
+) -> Result<Thought, NoLegalMove> {
     let started = Instant::now();
     let revising = cfg.revise.enabled;
     let retrieval_deadline = match limits.deadline {
@@ -103,11 +103,11 @@ pub fn think(
         ),
         other => other,
     };
-    let decision = decide(
+    let decision = reuse(
         cb,
         pos,
-        cfg,
-        DecideLimits {
+        &cfg.reuse,
+        ReuseLimits {
             deadline: retrieval_deadline,
             stop: limits.stop,
             moves: limits.moves,

@@ -19,10 +19,9 @@ use std::time::{Duration, Instant};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
-use crate::adapt::reuse::{
-    DecideError, DecideLimits, Decision, ReasonerConfig, decide, expected_to_cp,
-};
+use crate::adapt::reuse::{Decision, NoLegalMove, ReuseLimits, expected_to_cp, reuse};
 use crate::casebase::{CaseBase, CaseBaseError};
+use crate::engine::config::EngineConfig;
 use crate::engine::timeman::{Clock, budget};
 use crate::engine::{EngineScore, ThinkLimits, Thought, think};
 use crate::position::{parse_fen, play_moves};
@@ -406,7 +405,7 @@ struct Job {
     casebase: Option<Arc<CaseBase>>,
     pool: Arc<rayon::ThreadPool>,
     position: Chess,
-    config: ReasonerConfig,
+    config: EngineConfig,
     castling: CastlingMode,
     multipv: usize,
     ponder: bool,
@@ -496,14 +495,14 @@ impl Job {
         let hashfull = tt.hashfull();
         drop(guard);
         match thought {
-            Err(DecideError::Checkmate) => (
+            Err(NoLegalMove::Checkmate) => (
                 vec![
                     "info depth 0 score mate 0".into(),
                     "info string no legal move: checkmate".into(),
                 ],
                 "bestmove 0000".into(),
             ),
-            Err(DecideError::Stalemate) => (
+            Err(NoLegalMove::Stalemate) => (
                 vec![
                     "info depth 0 score cp 0".into(),
                     "info string no legal move: stalemate".into(),
@@ -543,14 +542,14 @@ impl Job {
         }
         let mut next = self.position.clone();
         next.play_unchecked(t.mv);
-        let limits = DecideLimits {
+        let limits = ReuseLimits {
             deadline: self.deadline,
             stop: Some(&self.shared.stop),
             moves: None,
         };
         let reply = self
             .pool
-            .install(|| decide(cb, &next, &self.config, limits, self.castling))
+            .install(|| reuse(cb, &next, &self.config.reuse, limits, self.castling))
             .ok()?;
         Some(reply.bestmove)
     }

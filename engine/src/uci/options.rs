@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::adapt::Weights;
-use crate::adapt::reuse::ReasonerConfig;
+use crate::engine::config::EngineConfig;
 use crate::revise::tt::{DEFAULT_MB, MAX_MB};
 
 /// Current option values.
@@ -15,7 +15,7 @@ pub struct Options {
     pub hash: u64,
     pub move_overhead: u64,
     pub multipv: usize,
-    pub reasoner: ReasonerConfig,
+    pub reasoner: EngineConfig,
     pub chess960: bool,
     pub analyse_mode: bool,
     pub ponder: bool,
@@ -29,7 +29,7 @@ impl Default for Options {
             hash: DEFAULT_MB as u64,
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             multipv: 1,
-            reasoner: ReasonerConfig::default(),
+            reasoner: EngineConfig::default(),
             chess960: false,
             analyse_mode: false,
             ponder: false,
@@ -60,7 +60,7 @@ pub enum Change {
 impl Options {
     /// The `option …` lines announced after `uci`.
     pub fn announce(&self) -> Vec<String> {
-        let d = ReasonerConfig::default();
+        let d = EngineConfig::default();
         let w = Weights::default().0;
         let mut lines = vec![
             format!("option name CaseBase type string default {EMBEDDED}"),
@@ -76,8 +76,11 @@ impl Options {
             "option name MultiPV type spin default 1 min 1 max 256".to_string(),
             "option name Ponder type check default false".to_string(),
             "option name Mode type combo default normalised var normalised var thesis".to_string(),
-            format!("option name K type spin default {} min 1 max 4096", d.k),
-            format!("option name P type string default {}", d.p),
+            format!(
+                "option name K type spin default {} min 1 max 4096",
+                d.reuse.k
+            ),
+            format!("option name P type string default {}", d.reuse.p),
         ];
         for (i, w) in w.iter().enumerate() {
             lines.push(format!("option name W{} type string default {w}", i + 1));
@@ -157,16 +160,16 @@ impl Options {
             "move overhead" => self.move_overhead = spin(0, 5000)? as u64,
             "multipv" => self.multipv = spin(1, 256)? as usize,
             "ponder" => self.ponder = check()?,
-            "mode" => self.reasoner.mode = need()?.trim().parse()?,
-            "k" => self.reasoner.k = spin(1, 4096)? as usize,
-            "p" => self.reasoner.p = float()?,
+            "mode" => self.reasoner.reuse.mode = need()?.trim().parse()?,
+            "k" => self.reasoner.reuse.k = spin(1, 4096)? as usize,
+            "p" => self.reasoner.reuse.p = float()?,
             "w1" | "w2" | "w3" | "w4" | "w5" | "w6" => {
                 let i = usize::from(key.as_bytes()[1] - b'1');
-                self.reasoner.weights.0[i] = float()?;
+                self.reasoner.reuse.weights.0[i] = float()?;
             }
             "seed" => {
                 let s = spin(0, 2_147_483_647)? as u64;
-                self.reasoner.seed = (s != 0).then_some(s);
+                self.reasoner.reuse.seed = (s != 0).then_some(s);
             }
             "revise" => self.reasoner.revise.enabled = check()?,
             "tolerance" => self.reasoner.revise.tolerance = spin(0, 10_000)? as i32,
@@ -175,8 +178,8 @@ impl Options {
                 let v = need()?.trim().to_string();
                 // GUIs send every option's default at start-up: "<none>" changes nothing.
                 if !(v.is_empty() || v == "<none>") {
-                    let mut cfg = ReasonerConfig::load(std::path::Path::new(&v))?;
-                    cfg.seed = self.reasoner.seed;
+                    let mut cfg = EngineConfig::load(std::path::Path::new(&v))?;
+                    cfg.reuse.seed = self.reasoner.reuse.seed;
                     self.reasoner = cfg;
                 }
             }
@@ -199,9 +202,9 @@ mod tests {
         assert_eq!(o.set("move overhead", Some("120")), Ok(Change::None));
         assert_eq!(o.move_overhead, 120);
         o.set("MODE", Some("Thesis")).expect("mode");
-        assert_eq!(o.reasoner.mode, Mode::Thesis);
+        assert_eq!(o.reasoner.reuse.mode, Mode::Thesis);
         o.set("w5", Some("10")).expect("w5");
-        assert_eq!(o.reasoner.weights.0[4], 10.0);
+        assert_eq!(o.reasoner.reuse.weights.0[4], 10.0);
     }
 
     #[test]
@@ -225,8 +228,18 @@ mod tests {
         assert!(o.set("K", None).is_err());
         let d = Options::default();
         assert_eq!(
-            (o.reasoner.k, o.threads, o.reasoner.p, o.chess960),
-            (d.reasoner.k, d.threads, d.reasoner.p, d.chess960)
+            (
+                o.reasoner.reuse.k,
+                o.threads,
+                o.reasoner.reuse.p,
+                o.chess960
+            ),
+            (
+                d.reasoner.reuse.k,
+                d.threads,
+                d.reasoner.reuse.p,
+                d.chess960
+            )
         );
     }
 

@@ -12,8 +12,8 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::client::{self, Engine, Score};
 use precedent::adapt::Weights;
-use precedent::adapt::reuse::ReasonerConfig;
 use precedent::casebase::CaseBase;
+use precedent::engine::config::EngineConfig;
 use precedent::engine::timeman::{Clock, budget};
 use precedent::engine::{ThinkLimits, think};
 use precedent::retrieve::Mode;
@@ -73,7 +73,7 @@ pub enum PlayerSpec {
     Precedent {
         name: String,
         casebase: Option<PathBuf>,
-        config: ReasonerConfig,
+        config: EngineConfig,
     },
     /// An external UCI engine.
     Uci {
@@ -145,8 +145,8 @@ impl std::str::FromStr for PlayerSpec {
                     return Err(e);
                 }
                 let mut config = match take("params") {
-                    Some(file) => ReasonerConfig::load(std::path::Path::new(&file))?,
-                    None => ReasonerConfig::default(),
+                    Some(file) => EngineConfig::load(std::path::Path::new(&file))?,
+                    None => EngineConfig::default(),
                 };
                 if let Some(r) = take("revise") {
                     config.revise.enabled = r
@@ -159,26 +159,26 @@ impl std::str::FromStr for PlayerSpec {
                         .map_err(|_| format!("player {s:?}: tolerance={t} is not an integer"))?;
                 }
                 if let Some(k) = take("k") {
-                    config.k =
+                    config.reuse.k =
                         k.parse().ok().filter(|&k| k > 0).ok_or_else(|| {
                             format!("player {s:?}: k={k} is not a positive integer")
                         })?;
                 }
                 if let Some(p) = take("p") {
-                    config.p = p
+                    config.reuse.p = p
                         .parse()
                         .ok()
                         .filter(|p: &f64| p.is_finite() && *p >= 0.0)
                         .ok_or_else(|| format!("player {s:?}: p={p} is not a number ≥ 0"))?;
                 }
                 if let Some(m) = take("mode") {
-                    config.mode = m.parse::<Mode>()?;
+                    config.reuse.mode = m.parse::<Mode>()?;
                 }
                 if let Some(w) = take("weights") {
-                    config.weights = w.replace(':', ",").parse::<Weights>()?;
+                    config.reuse.weights = w.replace(':', ",").parse::<Weights>()?;
                 }
                 if let Some(seed) = take("seed") {
-                    config.seed = Some(
+                    config.reuse.seed = Some(
                         seed.parse()
                             .map_err(|_| format!("player {s:?}: seed={seed} is not an integer"))?,
                     );
@@ -259,7 +259,7 @@ pub enum Failure {
 pub enum Live {
     Precedent {
         cb: Arc<CaseBase>,
-        config: ReasonerConfig,
+        config: EngineConfig,
         /// Its transposition table, kept from move to move and cleared between games.
         tt: Box<TranspositionTable>,
     },
@@ -444,10 +444,16 @@ mod tests {
             panic!("kind")
         };
         assert_eq!(
-            (name.as_str(), casebase, config.k, config.p, config.mode),
+            (
+                name.as_str(),
+                casebase,
+                config.reuse.k,
+                config.reuse.p,
+                config.reuse.mode
+            ),
             ("a", None, 8, 4.0, Mode::Thesis)
         );
-        assert_eq!(config.weights.0[4], 10.0);
+        assert_eq!(config.reuse.weights.0[4], 10.0);
         let u: PlayerSpec = "uci:name=sf,cmd=/usr/games/stockfish,opt.Skill Level=0,tc=5+0.05"
             .parse()
             .expect("spec");
