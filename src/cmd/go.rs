@@ -5,8 +5,8 @@ use precedent::position::{parse_fen, play_moves};
 use std::time::{Duration, Instant};
 
 use precedent::adapt::reuse::NoLegalMove;
+use precedent::engine::explain::explain;
 use precedent::engine::{ThinkLimits, Thought, think};
-use precedent::revise::describe_value;
 use precedent::revise::tt::TranspositionTable;
 use shakmaty::{CastlingMode, Chess};
 
@@ -97,43 +97,8 @@ fn json(t: &Thought) -> serde_json::Value {
 fn print_text(t: &Thought, show: usize) {
     let d = &t.decision;
     println!("bestmove {}", t.bestmove);
-    println!(
-        "similarity {:.3} ({}/256), {} case(s) tie at the top; scanned {} of {} cases in {:.1} ms",
-        f64::from(d.score256) / 256.0,
-        d.score256,
-        d.ties,
-        d.scanned,
-        d.total,
-        d.elapsed.as_secs_f64() * 1e3
-    );
-    if let Some(c) = d.top_case() {
-        let g = &c.game;
-        let elo = |e: Option<u16>| e.map(|e| format!(" ({e})")).unwrap_or_default();
-        println!(
-            "nearest case: {} played {} (adapted here to {}){}",
-            c.mover,
-            c.case_move,
-            c.adapted,
-            if c.exact { ", exact match" } else { "" }
-        );
-        println!(
-            "  from {}{} – {}{}, {}, {}, move {}{}",
-            g.white,
-            elo(g.white_elo),
-            g.black,
-            elo(g.black_elo),
-            g.date,
-            g.result,
-            c.move_number(),
-            if g.site.is_empty() {
-                String::new()
-            } else {
-                format!(", {}", g.site)
-            }
-        );
-    }
-    if d.fallback {
-        println!("no case could be retrieved: played the first legal move");
+    for line in explain(t) {
+        println!("{line}");
     }
     println!("votes:");
     for c in d.candidates.iter().take(show) {
@@ -150,20 +115,6 @@ fn print_text(t: &Thought, show: usize) {
     }
     match &t.revised {
         Some(r) => {
-            println!(
-                "revise (depth {}, {} nodes, {:.0} ms):",
-                r.depth, r.nodes, r.elapsed_ms
-            );
-            for v in &r.verdicts {
-                println!("  {}", v.why);
-            }
-            if r.refuted_all {
-                println!(
-                    "  every case move was refuted: playing the search's own move {} ({})",
-                    r.search_best,
-                    describe_value(r.search_value)
-                );
-            }
             println!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" "));
         }
         None => println!(

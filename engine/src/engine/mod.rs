@@ -3,6 +3,7 @@
 //! always ready, under any clock.
 
 pub mod config;
+pub mod explain;
 pub mod timeman;
 
 use std::sync::atomic::AtomicBool;

@@ -19,15 +19,15 @@ use std::time::{Duration, Instant};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
-use crate::adapt::reuse::{Decision, NoLegalMove, ReuseLimits, expected_to_cp, reuse};
+use crate::adapt::reuse::{NoLegalMove, ReuseLimits, expected_to_cp, reuse};
 use crate::casebase::{CaseBase, CaseBaseError};
 use crate::engine::config::EngineConfig;
+use crate::engine::explain::explain;
 use crate::engine::timeman::{Clock, budget};
 use crate::engine::{EngineScore, ThinkLimits, Thought, think};
 use crate::position::{parse_fen, play_moves};
 use crate::revise::search::RootResult;
 use crate::revise::tt::TranspositionTable;
-use crate::revise::{Revised, describe_value};
 use command::{Command, GoParams, parse};
 use options::{Change, Options};
 
@@ -523,10 +523,7 @@ impl Job {
                 {
                     best.push_str(&format!(" ponder {reply}"));
                 }
-                lines.extend(explain(&t.decision));
-                if let Some(r) = &t.revised {
-                    lines.extend(explain_revision(r));
-                }
+                lines.extend(explain(&t).into_iter().map(|l| format!("info string {l}")));
                 (lines, best)
             }
         }
@@ -607,87 +604,6 @@ fn info_lines(
                 .collect()
         }
     }
-}
-
-/// `info string` lines explaining the verifier's verdicts.
-fn explain_revision(r: &Revised) -> Vec<String> {
-    let mut out: Vec<String> = r
-        .verdicts
-        .iter()
-        .map(|v| format!("info string revise: {}", v.why))
-        .collect();
-    if r.refuted_all {
-        out.push(format!(
-            "info string revise: every case move was refuted; playing the search's own move {} ({})",
-            r.search_best,
-            describe_value(r.search_value)
-        ));
-    }
-    out.push(format!(
-        "info string revise: depth {}, {} nodes, {:.0} ms",
-        r.depth, r.nodes, r.elapsed_ms
-    ));
-    out
-}
-
-/// `info string` lines explaining the decision.
-fn explain(d: &Decision) -> Vec<String> {
-    let mut out = Vec::new();
-    if d.fallback {
-        out.push("info string the case base is empty: playing the first legal move".to_string());
-        return out;
-    }
-    let Some(w) = d.winner() else { return out };
-    if let Some(c) = d.cases.get(w.best_case) {
-        let g = &c.game;
-        let elo = |e: Option<u16>| e.map(|e| format!(" ({e})")).unwrap_or_default();
-        let year = g
-            .date
-            .get(..4)
-            .filter(|y| y.bytes().all(|b| b.is_ascii_digit()))
-            .unwrap_or("?");
-        let site = if g.site.starts_with("http") {
-            format!(" {}", g.site)
-        } else {
-            String::new()
-        };
-        out.push(format!(
-            "info string case: {}{} vs {}{}, {year}, move {}, {} to move{site}",
-            g.white,
-            elo(g.white_elo),
-            g.black,
-            elo(g.black_elo),
-            c.move_number(),
-            c.mover
-        ));
-        out.push(format!(
-            "info string similarity {:.3} ({}/256){}: the case played {}, adapted here to {}",
-            c.similarity,
-            c.score256,
-            if c.exact { ", exact match" } else { "" },
-            c.case_move,
-            c.adapted
-        ));
-    }
-    let expected = w
-        .expected
-        .map(|e| format!(", mover scored {:.0}% in those games", e * 100.0))
-        .unwrap_or_default();
-    out.push(format!(
-        "info string vote: {} {:.0}% of {} cases ({} for it){expected}",
-        w.uci,
-        w.share * 100.0,
-        d.cases.len(),
-        w.cases
-    ));
-    out.push(format!(
-        "info string scanned {} of {} cases in {} ms; {} tied at the top similarity",
-        d.scanned,
-        d.total,
-        d.elapsed.as_millis(),
-        d.ties
-    ));
-    out
 }
 
 /// Runs the protocol on stdin/stdout until `quit` or the end of input.
