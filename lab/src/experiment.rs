@@ -342,7 +342,7 @@ pub fn run(
     let answer = answer(results.len(), rho, p, slope.as_ref(), total_games);
     let svg = match &cfg.svg {
         Some(path) => {
-            let text = chart(&results, &answer);
+            let text = chart(&results, &answer).map_err(ExperimentError::Config)?;
             std::fs::write(path, text).map_err(|source| ExperimentError::Write {
                 path: path.display().to_string(),
                 source,
@@ -375,26 +375,11 @@ fn sanitize(label: &str) -> String {
         .collect()
 }
 
-fn nice_step(range: f64) -> f64 {
-    let raw = range / 6.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag)
-}
+/// An SVG chart of Elo (with 95 % intervals) against the mean rating of each case base's
+/// players, with the answer as its caption.
+pub fn chart(results: &[GroupResult], caption: &str) -> Result<String, String> {
+    use plotters::prelude::*;
 
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// An SVG chart of Elo (with 95 % intervals) against the mean rating of each case base's players.
-pub fn chart(results: &[GroupResult], caption: &str) -> String {
-    let (w, h, left, right, top, bottom) = (720.0, 440.0, 70.0, 20.0, 40.0, 90.0);
     let pts: Vec<(f64, &GroupResult)> = results
         .iter()
         .filter_map(|r| r.mean_mover_elo.map(|x| (x, r)))
@@ -411,64 +396,79 @@ pub fn chart(results: &[GroupResult], caption: &str) -> String {
     if !(y0.is_finite() && y1.is_finite() && y1 > y0) {
         (y0, y1) = (-100.0, 100.0);
     }
-    let (xs, ys) = (nice_step(x1 - x0), nice_step(y1 - y0));
-    let (x0, x1) = (
-        (x0 / xs).floor() * xs - xs / 2.0,
-        (x1 / xs).ceil() * xs + xs / 2.0,
-    );
-    let (y0, y1) = ((y0 / ys).floor() * ys, (y1 / ys).ceil() * ys);
-    let px = |x: f64| left + (x - x0) / (x1 - x0) * (w - left - right);
-    let py = |y: f64| top + (y1 - y) / (y1 - y0) * (h - top - bottom);
-    let mut s = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
-    );
-    s.push_str(&format!(r#"<rect width="{w}" height="{h}" fill="white"/>"#));
-    s.push_str(&format!(r#"<text x="{}" y="22" text-anchor="middle" font-size="15">Precedent's Elo by the rating of its case base's players</text>"#, w / 2.0));
-    let mut y = y0;
-    while y <= y1 + 1e-9 {
-        s.push_str(&format!(r##"<line x1="{left}" x2="{0}" y1="{1}" y2="{1}" stroke="#ddd"/><text x="{2}" y="{3}" text-anchor="end">{y:.0}</text>"##, w - right, py(y), left - 6.0, py(y) + 4.0));
-        y += ys;
-    }
-    let mut x = (x0 / xs).ceil() * xs;
-    while x <= x1 {
-        s.push_str(&format!(r##"<line x1="{0}" x2="{0}" y1="{top}" y2="{1}" stroke="#eee"/><text x="{0}" y="{2}" text-anchor="middle">{x:.0}</text>"##, px(x), h - bottom, h - bottom + 16.0));
-        x += xs;
-    }
-    if y0 < 0.0 && y1 > 0.0 {
-        s.push_str(&format!(r##"<line x1="{left}" x2="{0}" y1="{1}" y2="{1}" stroke="#999" stroke-dasharray="4 3"/>"##, w - right, py(0.0)));
-    }
-    s.push_str(&format!(r##"<line x1="{left}" x2="{left}" y1="{top}" y2="{0}" stroke="black"/><line x1="{left}" x2="{1}" y1="{0}" y2="{0}" stroke="black"/>"##, h - bottom, w - right));
-    s.push_str(&format!(r#"<text x="{}" y="{}" text-anchor="middle">mean rating of the players whose moves are the cases</text>"#, (left + w - right) / 2.0, h - bottom + 36.0));
-    s.push_str(&format!(r#"<text x="16" y="{0}" text-anchor="middle" transform="rotate(-90 16 {0})">Elo (round robin, mean = 0), 95% interval</text>"#, (top + h - bottom) / 2.0));
-    for (x, r) in &pts {
-        let (cx, lo, hi, cy) = (px(*x), py(r.ci_low), py(r.ci_high), py(r.elo));
-        s.push_str(&format!(r##"<line x1="{cx}" x2="{cx}" y1="{lo}" y2="{hi}" stroke="#1f5fa8" stroke-width="2"/><line x1="{0}" x2="{1}" y1="{lo}" y2="{lo}" stroke="#1f5fa8"/><line x1="{0}" x2="{1}" y1="{hi}" y2="{hi}" stroke="#1f5fa8"/><circle cx="{cx}" cy="{cy}" r="4.5" fill="#1f5fa8"/><text x="{2}" y="{3}">{4}</text>"##, cx - 5.0, cx + 5.0, cx + 8.0, cy - 6.0, xml(&r.name)));
-    }
-    // The caption, wrapped.
-    let mut line = String::new();
-    let mut row = 0.0;
-    for word in caption.split_whitespace() {
-        if line.len() + word.len() > 105 {
-            s.push_str(&format!(
-                r#"<text x="{left}" y="{}" font-size="11">{}</text>"#,
-                h - 28.0 + row,
-                xml(&line)
-            ));
-            row += 14.0;
-            line.clear();
+    // Room around the points for the labels.
+    let (dx, dy) = ((x1 - x0) * 0.08, (y1 - y0) * 0.08);
+    let (x0, x1, y0, y1) = (x0 - dx, x1 + dx, y0 - dy, y1 + dy);
+    let blue = RGBColor(0x1f, 0x5f, 0xa8);
+    let mut svg = String::new();
+    {
+        let err = |e: &dyn std::fmt::Display| format!("drawing the chart: {e}");
+        let root = SVGBackend::with_string(&mut svg, (720, 460)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let (plot, foot) = root.split_vertically(390);
+        let mut chart = ChartBuilder::on(&plot)
+            .caption(
+                "Precedent's Elo by the rating of its case base's players",
+                ("sans-serif", 15),
+            )
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("mean rating of the players whose moves are the cases")
+            .y_desc("Elo (round robin, mean = 0), 95% interval")
+            .draw()
+            .map_err(|e| err(&e))?;
+        if y0 < 0.0 && y1 > 0.0 {
+            chart
+                .draw_series(LineSeries::new([(x0, 0.0), (x1, 0.0)], BLACK.mix(0.4)))
+                .map_err(|e| err(&e))?;
         }
-        if !line.is_empty() {
-            line.push(' ');
+        for (x, r) in &pts {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(*x, r.ci_low), (*x, r.ci_high)],
+                    blue.stroke_width(2),
+                )))
+                .map_err(|e| err(&e))?;
+            chart
+                .draw_series(std::iter::once(Circle::new((*x, r.elo), 4, blue.filled())))
+                .map_err(|e| err(&e))?;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    r.name.clone(),
+                    (*x, r.elo),
+                    ("sans-serif", 12).into_font(),
+                )))
+                .map_err(|e| err(&e))?;
         }
-        line.push_str(word);
+        // The caption, wrapped to the width of the chart.
+        let mut lines = vec![String::new()];
+        for word in caption.split_whitespace() {
+            let line = lines.last_mut().expect("one line at least");
+            if line.len() + word.len() > 105 {
+                lines.push(word.to_string());
+            } else {
+                if !line.is_empty() {
+                    line.push(' ');
+                }
+                line.push_str(word);
+            }
+        }
+        for (i, line) in lines.iter().enumerate() {
+            foot.draw_text(
+                line,
+                &("sans-serif", 11).into_font().color(&BLACK),
+                (70, 10 + 14 * i as i32),
+            )
+            .map_err(|e| err(&e))?;
+        }
+        root.present().map_err(|e| err(&e))?;
     }
-    s.push_str(&format!(
-        r#"<text x="{left}" y="{}" font-size="11">{}</text>"#,
-        h - 28.0 + row,
-        xml(&line)
-    ));
-    s.push_str("</svg>\n");
-    s
+    Ok(svg)
 }
 
 #[cfg(test)]
@@ -524,7 +524,8 @@ mod tests {
         let svg = chart(
             &[r("a<b", 1200.0, -40.0), r("c", 1800.0, 40.0)],
             "caption & more",
-        );
+        )
+        .expect("chart");
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert_eq!(svg.matches("<circle").count(), 2);
         assert!(svg.contains("a&lt;b") && svg.contains("caption &amp; more"));

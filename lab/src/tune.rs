@@ -2,24 +2,13 @@
 //! evaluation weights: a (μ + λ) evolution strategy whose individuals carry their own step sizes,
 //! mutated as σ′ = σ·exp(τ·N(0,1)) with τ = 1/√(2√n), then x′ = x + σ′·N(0,1).
 
+use rand::Rng;
 use rand::rngs::StdRng;
-use rand_distr_normal::standard_normal;
+use rand_distr::StandardNormal;
 use serde::Serialize;
 
 use precedent::adapt::Weights;
 use precedent::engine::config::EngineConfig;
-
-/// Standard normal samples without another dependency (Box–Muller).
-mod rand_distr_normal {
-    use rand::Rng;
-
-    /// One N(0, 1) sample.
-    pub fn standard_normal(rng: &mut impl Rng) -> f64 {
-        let u1: f64 = rng.random_range(f64::EPSILON..1.0);
-        let u2: f64 = rng.random();
-        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
-    }
-}
 
 /// One tunable number: its range and its initial step size.
 #[derive(Clone, Copy, Debug)]
@@ -138,9 +127,10 @@ pub fn mutate(parent: &Individual, genes: &[Gene], rng: &mut StdRng) -> Individu
     let mut child = parent.clone();
     child.fitness = None;
     for (i, g) in genes.iter().enumerate() {
-        let s = (parent.sigma[i] * (tau * standard_normal(rng)).exp()).clamp(1e-6, g.max - g.min);
+        let s = (parent.sigma[i] * (tau * rng.sample::<f64, _>(StandardNormal)).exp())
+            .clamp(1e-6, g.max - g.min);
         child.sigma[i] = s;
-        child.x[i] = (parent.x[i] + s * standard_normal(rng)).clamp(g.min, g.max);
+        child.x[i] = (parent.x[i] + s * rng.sample::<f64, _>(StandardNormal)).clamp(g.min, g.max);
     }
     child
 }
