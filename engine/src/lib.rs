@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Precedent: a chess engine that plays by case-based reasoning.
 //!
 //! The crate is the pipeline, one module a stage, each using only the stages before it:

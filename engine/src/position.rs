@@ -11,16 +11,30 @@ use shakmaty::{CastlingMode, CastlingSide, Chess, Color, Move, Position, Role, S
 pub enum PositionError {
     /// The FEN does not parse.
     #[error("invalid FEN {fen:?}: {reason}")]
-    BadFen { fen: String, reason: String },
+    BadFen {
+        /// The FEN as given (trimmed).
+        fen: String,
+        /// What the FEN parser objected to.
+        reason: String,
+    },
     /// The FEN parses but is not a legal position.
     #[error("illegal position in FEN {fen:?}: {reason}")]
-    IllegalFen { fen: String, reason: String },
+    IllegalFen {
+        /// The FEN as given (trimmed).
+        fen: String,
+        /// Why the position is illegal (as standard chess).
+        reason: String,
+    },
     /// A move is malformed or illegal.
     #[error("move {number} ({uci}) is {what} in position {fen}")]
     BadMove {
+        /// Position of the move in the list (1-based).
         number: usize,
+        /// The move as given.
         uci: String,
+        /// What is wrong with it: `not a UCI move` or `illegal`.
         what: &'static str,
+        /// FEN of the position the move was played in.
         fen: String,
     },
 }

@@ -10,20 +10,28 @@ use precedent::retrieve::{ScanLimits, Segment, scan};
 /// One measured configuration.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchRow {
+    /// How many nearest cases the scan kept (top-k).
     pub k: usize,
+    /// Full scans timed.
     pub scans: usize,
+    /// Median time of one full scan (ms).
     pub median_ms: f64,
+    /// Cases compared per second, at the median scan.
     pub cases_per_second: f64,
+    /// Board bytes scanned per second (GB/s, 32 bytes a case).
     pub gigabytes_per_second: f64,
 }
 
 /// The whole measurement.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
+    /// Boards in each scan.
     pub cases: u64,
+    /// Threads the scan ran on.
     pub threads: usize,
     /// Cases per second of the top-1 scan (the thesis' retrieval).
     pub cases_per_second: f64,
+    /// One row per configuration measured (top-1 and top-32).
     pub rows: Vec<BenchRow>,
 }
 

@@ -14,20 +14,38 @@ use std::time::{Duration, Instant};
 pub enum ClientError {
     /// The command could not be started.
     #[error("{engine}: cannot start: {reason}")]
-    Start { engine: String, reason: String },
+    Start {
+        /// The engine's command line, which names it in messages.
+        engine: String,
+        /// Why it could not start.
+        reason: String,
+    },
     /// The engine closed its output (crashed or quit).
     #[error("{engine}: the engine exited while {doing}")]
-    Exited { engine: String, doing: String },
+    Exited {
+        /// The engine's command line, which names it in messages.
+        engine: String,
+        /// What the client was doing at the time, e.g. `waiting for bestmove`.
+        doing: String,
+    },
     /// No answer in time.
     #[error("{engine}: no {expected} within {waited_ms} ms")]
     Timeout {
+        /// The engine's command line, which names it in messages.
         engine: String,
+        /// The line awaited, by its first word (e.g. `readyok`, `bestmove`).
         expected: String,
+        /// How long the client waited (ms).
         waited_ms: u64,
     },
     /// Writing to the engine failed.
     #[error("{engine}: cannot write to the engine: {reason}")]
-    Write { engine: String, reason: String },
+    Write {
+        /// The engine's command line, which names it in messages.
+        engine: String,
+        /// The I/O error.
+        reason: String,
+    },
     /// A limit that cannot be parsed.
     #[error("bad engine limit {0:?}: expected depth=N, movetime=MS or nodes=N")]
     BadLimit(String),
@@ -36,8 +54,11 @@ pub enum ClientError {
 /// How long an external engine may think about one position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
+    /// Search this many plies (`depth=N`).
     Depth(u32),
+    /// Search this long (ms, `movetime=MS`).
     MoveTime(u64),
+    /// Search this many nodes (`nodes=N`).
     Nodes(u64),
 }
 
@@ -70,6 +91,7 @@ impl Limit {
 /// An engine's evaluation, from the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Score {
+    /// Centipawns.
     Cp(i32),
     /// Mate in N moves (negative: being mated).
     Mate(i32),

@@ -11,7 +11,9 @@ use precedent::position::parse_fen;
 pub struct EpdRecord {
     /// Line number in its file, from 1.
     pub line: usize,
+    /// The record's `id` operation, if it has one.
     pub id: Option<String>,
+    /// The position to solve.
     pub pos: Chess,
     /// Best moves (any of them solves the position).
     pub bm: Vec<Move>,
@@ -25,7 +27,9 @@ pub struct EpdRecord {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {reason}")]
 pub struct EpdError {
+    /// Line number in its file, from 1.
     pub line: usize,
+    /// What is wrong with the line.
     pub reason: String,
 }
 

@@ -26,7 +26,9 @@ use precedent::revise::tt::TranspositionTable;
 /// A position to evaluate on: what the human played there.
 #[derive(Clone, Debug)]
 pub struct Sample {
+    /// The position before the human's move.
     pub pos: Chess,
+    /// The move the human played: the one the engine should match.
     pub human: Move,
     /// Ply in its game (0 = first move).
     pub ply: u32,
@@ -37,6 +39,7 @@ pub struct Sample {
 /// Counts from sampling.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct SampleStats {
+    /// Games read from the PGN input.
     pub games_read: u64,
     /// Games skipped because the case base contains them (same game key).
     pub games_in_casebase: u64,
@@ -49,10 +52,13 @@ pub struct SampleStats {
 /// Why sampling failed.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
+    /// The PGN input could not be opened or read.
     #[error(transparent)]
     Input(#[from] InputError),
+    /// An external engine (evaluated, or the judge) failed.
     #[error(transparent)]
     Engine(#[from] ClientError),
+    /// Any other failure, described.
     #[error("{0}")]
     Other(String),
 }
@@ -127,6 +133,7 @@ pub fn sample_positions(
 /// The verdict on one position.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
+    /// The engine played the expected (human) move.
     pub matched: bool,
     /// The engine's move (UCI), if it produced one.
     pub played: Option<Move>,
@@ -139,11 +146,17 @@ pub struct Outcome {
 /// Accuracy of a group of positions.
 #[derive(Clone, Debug, Serialize)]
 pub struct Group {
+    /// What the group is: a rating band (`1400-1599`), a phase (`plies 10-39`) or `all`.
     pub name: String,
+    /// Positions in the group.
     pub positions: u64,
+    /// Positions where the engine played the human's move.
     pub matches: u64,
+    /// `matches / positions` (0..=1; 0 for an empty group).
     pub accuracy: f64,
+    /// Lower end of the 95 % Wilson interval of `accuracy` (0..=1).
     pub ci_low: f64,
+    /// Upper end of the 95 % Wilson interval of `accuracy` (0..=1).
     pub ci_high: f64,
 }
 
@@ -191,18 +204,30 @@ pub fn phase(ply: u32) -> &'static str {
 /// What `eval --pgn` reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The engine evaluated, with its settings (case base, mode, k, p, weights; or the
+    /// external command and limit).
     pub engine: String,
+    /// Positions evaluated.
     pub positions: u64,
+    /// Positions where the engine played the human's move.
     pub matches: u64,
+    /// Move-matching accuracy, `matches / positions` (0..=1).
     pub accuracy: f64,
+    /// Lower end of the 95 % Wilson interval of `accuracy` (0..=1).
     pub ci_low: f64,
+    /// Upper end of the 95 % Wilson interval of `accuracy` (0..=1).
     pub ci_high: f64,
+    /// Accuracy per 200-point band of the mover's rating, lowest first (rated movers only).
     pub by_band: Vec<Group>,
+    /// Accuracy per game phase (plies 0-9, 10-39, 40+).
     pub by_phase: Vec<Group>,
     /// Share of positions whose exact position was in the case base.
     pub exact_match_rate: Option<f64>,
+    /// Mean of the best case's similarity (0..=1); `None` for an external engine.
     pub mean_top_similarity: Option<f64>,
+    /// Wall-clock time of the evaluation (seconds).
     pub seconds: f64,
+    /// How the positions were sampled.
     #[serde(flatten)]
     pub sampling: SampleStats,
     /// Move quality, with `--judge`.
@@ -349,14 +374,21 @@ pub fn run_engine(
 /// What `eval --epd` reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct EpdReport {
+    /// The engine evaluated, with its settings.
     pub engine: String,
+    /// Positions in the suite.
     pub total: u64,
+    /// Positions the engine's move solved (one of `bm`, if any, and none of `am`).
     pub solved: u64,
+    /// `solved / total` (0..=1).
     pub solved_rate: f64,
     /// STS points scored and the maximum, when the suite has points.
     pub points: Option<u64>,
+    /// Most points the suite allows (its best move in every position).
     pub max_points: Option<u64>,
+    /// The unsolved positions, by EPD `id` (or `line N` without one).
     pub unsolved: Vec<String>,
+    /// Wall-clock time of the evaluation (seconds).
     pub seconds: f64,
 }
 
@@ -454,9 +486,13 @@ mod tests {
 pub struct Judged {
     /// Positions judged.
     pub judged: u64,
+    /// Mean loss of the engine's moves against the judge's best move (centipawns).
     pub mean_cp_loss: f64,
+    /// Share of the engine's moves losing at least [`BLUNDER_CP`] (0..=1).
     pub blunder_rate: f64,
+    /// Mean loss of the humans' moves (centipawns), when they are known.
     pub human_mean_cp_loss: Option<f64>,
+    /// Share of the humans' moves losing at least [`BLUNDER_CP`] (0..=1), when known.
     pub human_blunder_rate: Option<f64>,
 }
 

@@ -18,9 +18,13 @@ use precedent::engine::config::EngineConfig;
 /// One case base of the experiment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Group {
+    /// Its name as given (`1400-1799` or a player's name): the engine's name in the match.
     pub label: String,
+    /// Lowest mover rating whose moves become cases (Elo); `None` = no lower bound.
     pub min_elo: Option<u16>,
+    /// Highest mover rating whose moves become cases (Elo); `None` = no upper bound.
     pub max_elo: Option<u16>,
+    /// Only this player's moves become cases; `None` = any player in the band.
     pub player: Option<String>,
 }
 
@@ -79,51 +83,77 @@ pub fn player_groups(s: &str) -> Vec<Group> {
 /// Everything the experiment needs.
 #[derive(Clone, Debug)]
 pub struct ExperimentConfig {
+    /// PGN inputs every case base is built from (`-` = stdin).
     pub pgn: Vec<String>,
+    /// The case bases to build, one engine each (at least two).
     pub groups: Vec<Group>,
     /// Where the case bases (and the PGN of the games) are written.
     pub out_dir: PathBuf,
+    /// Plies skipped at the start of each game when building.
     pub skip_plies: u32,
+    /// Build each case base from at most this many games.
     pub max_games: Option<u64>,
+    /// The reasoner's settings, the same for every group's engine.
     pub reasoner: EngineConfig,
     /// The match settings; its players are replaced by the groups' engines.
     pub matches: MatchConfig,
+    /// Where to write the SVG chart; `None` = no chart.
     pub svg: Option<PathBuf>,
 }
 
 /// One group's outcome.
 #[derive(Clone, Debug, Serialize)]
 pub struct GroupResult {
+    /// The group's label.
     pub name: String,
+    /// Cases in its case base.
     pub cases: u64,
+    /// Games its cases came from.
     pub source_games: u64,
     /// Mean rating of the movers of its cases (the x of the chart).
     pub mean_mover_elo: Option<f64>,
+    /// Games its engine played in the round robin.
     pub games: u64,
+    /// Points its engine scored (1 a win, ½ a draw).
     pub score: f64,
+    /// Its engine's maximum-likelihood Elo over the round robin (mean of all engines = 0).
     pub elo: f64,
+    /// Lower end of the 95 % confidence interval of `elo` (Elo).
     pub ci_low: f64,
+    /// Upper end of the 95 % confidence interval of `elo` (Elo).
     pub ci_high: f64,
 }
 
 /// Elo gained per 100 rating points of the case base, from a weighted least-squares line.
 #[derive(Clone, Debug, Serialize)]
 pub struct Slope {
+    /// Engine Elo gained per 100 points of mean mover rating.
     pub per_100: f64,
+    /// Lower end of its 95 % confidence interval (Elo per 100 rating points).
     pub ci_low: f64,
+    /// Upper end of its 95 % confidence interval (Elo per 100 rating points).
     pub ci_high: f64,
+    /// Two-sided p-value of a zero slope (normal approximation).
     pub p_value: f64,
 }
 
 /// The experiment's answer.
 #[derive(Clone, Debug, Serialize)]
 pub struct ExperimentReport {
+    /// One result per group, in the order given.
     pub players: Vec<GroupResult>,
+    /// Spearman's rank correlation of engine Elo with mean mover rating; `None` when the
+    /// groups cannot be ranked (fewer than three, a group without rated movers, ties).
     pub spearman: Option<f64>,
+    /// Two-sided p-value of `spearman` (no association as the null hypothesis).
     pub p_value: Option<f64>,
+    /// Weighted least-squares slope of Elo on rating; `None` when it cannot be fitted.
     pub slope: Option<Slope>,
+    /// The answer to the question, in plain English.
     pub answer: String,
+    /// Path of the SVG chart written, if any.
     pub svg: Option<String>,
+    /// The full report of the round robin.
     #[serde(rename = "match")]
     pub match_report: MatchReport,
 }
@@ -131,20 +161,29 @@ pub struct ExperimentReport {
 /// Why the experiment failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ExperimentError {
+    /// The setup cannot work (fewer than two groups, a group without cases, a chart error).
     #[error("{0}")]
     Config(String),
+    /// A group's case base could not be built.
     #[error("building the case base of {group}: {source}")]
     Build {
+        /// The group's label.
         group: String,
+        /// Why the build failed.
         source: precedent::casebase::build::BuildError,
     },
+    /// A built case base could not be opened.
     #[error(transparent)]
     CaseBase(#[from] precedent::casebase::CaseBaseError),
+    /// The round robin could not run.
     #[error(transparent)]
     Match(#[from] crate::tournament::MatchError),
+    /// The output directory or the chart could not be written.
     #[error("{path}: cannot write: {source}")]
     Write {
+        /// The path that could not be written.
         path: String,
+        /// The I/O error.
         source: std::io::Error,
     },
 }
@@ -240,7 +279,6 @@ pub fn answer(
     }
 }
 
-/// Runs the experiment.
 /// Runs the experiment; case-base builds and the match report to `progress`.
 pub fn run(
     cfg: &ExperimentConfig,

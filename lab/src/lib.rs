@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Precedent's lab: the tools that measure and tune the engine, beside it and never inside it.
 //! Everything here uses the engine crate's public API; the engine does not know this crate.
 //!
@@ -6,7 +7,7 @@
 //! - [`tournament`]: matches between Precedent configurations and UCI engines; [`rating`]
 //!   fits Elo ratings; [`experiment`] answers the thesis' question with them.
 //! - [`tune`]: the evolution strategy for the reasoner's numbers.
-//! - [`bench`]: the retrieval scan's and the search's speed.
+//! - [`mod@bench`]: the retrieval scan's and the search's speed.
 
 pub mod bench;
 pub mod client;

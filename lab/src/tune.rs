@@ -13,9 +13,13 @@ use precedent::engine::config::EngineConfig;
 /// One tunable number: its range and its initial step size.
 #[derive(Clone, Copy, Debug)]
 pub struct Gene {
+    /// Its name in reports (`w1`, `log2_k`, `p`, `tolerance`, …).
     pub name: &'static str,
+    /// Lowest value a mutation may give it.
     pub min: f64,
+    /// Highest value a mutation may give it.
     pub max: f64,
+    /// Initial mutation step size (standard deviation, in the gene's own unit).
     pub sigma: f64,
 }
 
@@ -80,8 +84,12 @@ pub const GENES: [Gene; 9] = [
 /// An individual: a point in parameter space and its own step sizes.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Individual {
+    /// The gene values, in the order of [`GENES`].
     pub x: Vec<f64>,
+    /// Its own mutation step size per gene, adapted by evolution.
     pub sigma: Vec<f64>,
+    /// Its score on the latest sample (higher is better; for `tune`, move-matching accuracy
+    /// 0..=1); `None` until scored.
     pub fitness: Option<f64>,
 }
 
@@ -138,9 +146,13 @@ pub fn mutate(parent: &Individual, genes: &[Gene], rng: &mut StdRng) -> Individu
 /// One generation's statistics.
 #[derive(Clone, Debug, Serialize)]
 pub struct Generation {
+    /// Its number, from 1.
     pub generation: usize,
+    /// Fitness of the best individual.
     pub best: f64,
+    /// Mean fitness of the whole population (parents and children).
     pub mean: f64,
+    /// Gene values of the best individual, in the order of [`GENES`].
     pub best_params: Vec<f64>,
 }
 

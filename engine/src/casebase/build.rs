@@ -41,9 +41,13 @@ pub enum BuildError {
     /// `--strict` and a broken game.
     #[error("{file}: game {game}: {reason}{sep}{detail}", sep = if detail.is_empty() { "" } else { ": " })]
     Strict {
+        /// The input the game came from.
         file: String,
+        /// The game's number in that input (1-based).
         game: u64,
+        /// Why the game is broken (the skip reason's name).
         reason: &'static str,
+        /// More about the problem, if anything (may be empty).
         detail: String,
     },
     /// An option value that cannot work.
@@ -54,14 +58,23 @@ pub enum BuildError {
 /// What a finished build reports.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BuildSummary {
+    /// Games read from all inputs.
     pub games_read: u64,
+    /// Games whose moves went into the case base.
     pub games_used: u64,
+    /// Games left out (broken or filtered), counted by skip reason (e.g. `illegal move`).
     pub games_skipped: BTreeMap<String, u64>,
+    /// Cases written.
     pub cases: u64,
+    /// Cases with White to move.
     pub white_cases: u64,
+    /// Cases with Black to move.
     pub black_cases: u64,
+    /// Wall-clock time of the build (seconds).
     pub seconds: f64,
+    /// Build speed (cases per second of wall-clock time).
     pub cases_per_second: f64,
+    /// The output file's path.
     pub output: String,
 }
 

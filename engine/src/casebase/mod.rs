@@ -33,10 +33,20 @@ pub use write::CaseBaseWriter;
 pub enum CaseBaseError {
     /// The file could not be opened or read.
     #[error("{name}: cannot read case base: {source}")]
-    Read { name: String, source: io::Error },
+    Read {
+        /// Name of the file (or `<embedded>`) the error is about.
+        name: String,
+        /// The I/O error.
+        source: io::Error,
+    },
     /// The output could not be written.
     #[error("{name}: cannot write case base: {source}")]
-    Write { name: String, source: io::Error },
+    Write {
+        /// Name of the file (or `<embedded>`) the error is about.
+        name: String,
+        /// The I/O error.
+        source: io::Error,
+    },
     /// The file does not start with the case-base magic bytes.
     #[error("{0}: not a Precedent case base (no PRECEDNT magic bytes at the start)")]
     NotACaseBase(String),
@@ -44,12 +54,20 @@ pub enum CaseBaseError {
     #[error(
         "{name}: case-base format version {found} is not supported (this build reads version {FORMAT_VERSION}); rebuild it with `precedent build`"
     )]
-    Version { name: String, found: u32 },
+    Version {
+        /// Name of the file (or `<embedded>`) the error is about.
+        name: String,
+        /// The format version the file declares.
+        found: u32,
+    },
     /// The file ends early.
     #[error("{name}: truncated case base ({len} bytes): {what}")]
     Truncated {
+        /// Name of the file (or `<embedded>`) the error is about.
         name: String,
+        /// The file's length (bytes).
         len: u64,
+        /// What is missing.
         what: String,
     },
     /// The checksum does not match the contents.
@@ -57,7 +75,12 @@ pub enum CaseBaseError {
     Checksum(String),
     /// The header or a section is inconsistent.
     #[error("{name}: corrupt case base: {what}")]
-    Corrupt { name: String, what: String },
+    Corrupt {
+        /// Name of the file (or `<embedded>`) the error is about.
+        name: String,
+        /// What is inconsistent.
+        what: String,
+    },
 }
 
 /// 64 bytes aligned to 64, the unit of an owned case-base buffer.

@@ -9,30 +9,45 @@ use crate::casebase::{BuildInfo, CaseBase};
 /// Cases of one player.
 #[derive(Clone, Debug, Serialize)]
 pub struct PlayerCount {
+    /// The player's name as the PGN headers spell it.
     pub name: String,
+    /// Cases in which this player was the mover.
     pub cases: u64,
 }
 
 /// Cases whose mover was rated in `[from, from + 199]`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Band {
+    /// The band as text, e.g. `2400-2599`.
     pub band: String,
+    /// Lowest rating in the band (Elo, a multiple of 200).
     pub from: u16,
+    /// Cases whose mover's rating falls in the band.
     pub cases: u64,
 }
 
 /// What `precedent info` shows.
 #[derive(Clone, Debug, Serialize)]
 pub struct CaseBaseSummary {
+    /// Name the case base was loaded under (its path, or `<embedded>`).
     pub name: String,
+    /// Format version of the file.
     pub format_version: u32,
+    /// Number of cases.
     pub cases: u64,
+    /// Cases with White to move.
     pub white_cases: u64,
+    /// Cases with Black to move.
     pub black_cases: u64,
+    /// Games in the game table.
     pub games: u64,
+    /// Cases whose mover has no rating in the PGN headers.
     pub unrated_cases: u64,
+    /// The players with the most cases, most first (ties by name).
     pub top_players: Vec<PlayerCount>,
+    /// Rated cases per 200-point rating band, lowest band first.
     pub rating_histogram: Vec<Band>,
+    /// How the case base was built (sources, filters, counts).
     pub build: BuildInfo,
 }
 

@@ -12,12 +12,20 @@ use std::rc::Rc;
 pub enum InputError {
     /// The file could not be opened.
     #[error("{name}: cannot open: {source}")]
-    Open { name: String, source: io::Error },
+    Open {
+        /// The input's path as given.
+        name: String,
+        /// The I/O error.
+        source: io::Error,
+    },
     /// Reading or decompressing failed part-way (a truncated or corrupt `.zst`, an I/O error).
     #[error("{name}: read error after {offset} bytes: {source}")]
     Read {
+        /// The input's path as given (`-` = stdin).
         name: String,
+        /// Raw bytes read before the failure (compressed bytes, for `.zst`).
         offset: u64,
+        /// The I/O or decompression error.
         source: io::Error,
     },
 }

@@ -52,51 +52,72 @@ impl Default for ReviseConfig {
 /// The verdict on one candidate.
 #[derive(Clone, Debug, Serialize)]
 pub struct Verdict {
+    /// The candidate, UCI.
     #[serde(rename = "move")]
     pub uci: String,
+    /// The candidate.
     #[serde(skip)]
     pub mv: Move,
+    /// Its share of the cases' votes.
     pub share: f64,
     /// Centipawns from the mover (an upper bound when not exact).
     pub value: i32,
+    /// Whether `value` is exact.
     pub exact: bool,
+    /// Whether it is the move played.
     pub accepted: bool,
+    /// The verdict in words (e.g. "Qxd5 rejected: loses a queen to exd5").
     pub why: String,
 }
 
 /// What the revise stage decided.
 #[derive(Clone, Debug, Serialize)]
 pub struct Revised {
+    /// The move chosen.
     #[serde(skip)]
     pub mv: Move,
+    /// It in UCI notation.
     pub bestmove: String,
     /// Value of the chosen move.
     pub value: i32,
-    /// The search's own best move and value.
+    /// The search's own best move.
     pub search_best: String,
+    /// Its value (centipawns or mate score, from the mover).
     pub search_value: i32,
     /// Every candidate was refuted: the search's own move was played.
     pub refuted_all: bool,
+    /// The verdict on each candidate, best-voted first.
     pub verdicts: Vec<Verdict>,
+    /// Depth of the last completed iteration.
     pub depth: u32,
+    /// Deepest ply reached.
     pub seldepth: u32,
+    /// Nodes searched.
     pub nodes: u64,
+    /// Principal variation of the chosen move.
     #[serde(skip)]
     pub pv: Vec<Move>,
+    /// It in UCI notation.
     pub pv_uci: Vec<String>,
     /// Values of all root moves (for MultiPV), best first.
     #[serde(skip)]
     pub ranked: Vec<(Move, i32, Vec<Move>)>,
+    /// Time the revision took, in ms.
     pub elapsed_ms: f64,
 }
 
 /// Limits of one revision.
 #[derive(Clone, Copy, Default)]
 pub struct ReviseLimits<'a> {
+    /// Start no new iteration after this instant.
     pub soft: Option<Instant>,
+    /// Abort the search at this instant.
     pub hard: Option<Instant>,
+    /// Abort when set (UCI `stop`).
     pub stop: Option<&'a AtomicBool>,
+    /// Deepest iteration (UCI `go depth`).
     pub max_depth: Option<u32>,
+    /// Node limit (UCI `go nodes`).
     pub max_nodes: Option<u64>,
     /// Consider only these moves (UCI `searchmoves`).
     pub moves: Option<&'a [Move]>,

@@ -40,6 +40,7 @@ pub struct SearchLimits<'a> {
 /// A root move's value after the last completed iteration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RootValue {
+    /// The root move.
     pub mv: Move,
     /// Centipawns (or mate score) from the side to move.
     pub value: i32,
@@ -54,7 +55,9 @@ pub struct RootValue {
 pub struct RootResult {
     /// Depth of the last completed iteration.
     pub depth: u32,
+    /// Deepest ply reached (quiescence included).
     pub seldepth: u32,
+    /// Nodes searched.
     pub nodes: u64,
     /// Values of the root moves, in the order they were given.
     pub values: Vec<RootValue>,

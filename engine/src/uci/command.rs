@@ -6,17 +6,29 @@
 /// their field clamped to its maximum).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GoParams {
+    /// Restrict the search to these root moves (UCI notation); empty = all legal moves.
     pub searchmoves: Vec<String>,
+    /// Search in ponder mode: the position is after the move the engine expects the opponent to play.
     pub ponder: bool,
+    /// White's remaining clock time (ms).
     pub wtime: Option<u64>,
+    /// Black's remaining clock time (ms).
     pub btime: Option<u64>,
+    /// White's increment per move (ms).
     pub winc: Option<u64>,
+    /// Black's increment per move (ms).
     pub binc: Option<u64>,
+    /// Moves left until the next time control; `None` = sudden death.
     pub movestogo: Option<u32>,
+    /// Search at most this many plies.
     pub depth: Option<u32>,
+    /// Search at most this many nodes.
     pub nodes: Option<u64>,
+    /// Look for a mate in this many moves (full moves, not plies).
     pub mate: Option<u32>,
+    /// Search for exactly this long (ms).
     pub movetime: Option<u64>,
+    /// Search until `stop`, whatever the other limits say.
     pub infinite: bool,
     /// What was clamped or ignored, for the engine to report: a `go` is always searched.
     pub notes: Vec<String>,
@@ -25,23 +37,38 @@ pub struct GoParams {
 /// A GUI → engine command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
+    /// `uci`: identify the engine and announce its options.
     Uci,
+    /// `debug on|off`: whether to send extra `info string` diagnostics.
     Debug(bool),
+    /// `isready`: a ping the engine answers with `readyok` once idle enough.
     IsReady,
+    /// `setoption name NAME [value VALUE]`: change a UCI option.
     SetOption {
+        /// Option name as sent (matched case-insensitively).
         name: String,
+        /// The value; `None` for buttons such as `Clear Hash`.
         value: Option<String>,
     },
+    /// `register`: accepted and ignored (the engine needs no registration).
     Register,
+    /// `ucinewgame`: the next position belongs to a new game.
     UciNewGame,
-    /// `fen: None` is the initial position.
+    /// `position startpos|fen FEN [moves …]`: set up the position to search (`fen: None` is
+    /// the initial position).
     Position {
+        /// The starting position's FEN.
         fen: Option<String>,
+        /// Moves played from it, in UCI notation.
         moves: Vec<String>,
     },
+    /// `go …`: start searching the current position.
     Go(GoParams),
+    /// `stop`: end the search and report the best move.
     Stop,
+    /// `ponderhit`: the opponent played the expected move; the ponder search becomes a real one.
     PonderHit,
+    /// `quit`: exit as soon as possible.
     Quit,
     /// Blank line.
     Empty,

@@ -2,8 +2,9 @@
 //!
 //! A reader thread turns stdin into lines on a channel, so the protocol loop answers `isready`
 //! and `stop` while a search runs on its worker thread. This layer knows the protocol, the
-//! options and the clock; the thinking is [`crate::adapt::reuse::decide`], reached only through its
-//! [`Decision`]. Only protocol goes to stdout, one flushed line at a time.
+//! options and the clock; the thinking is [`crate::engine::think`], reached only through its
+//! [`Thought`] and the explanation writer. Only protocol goes to stdout, one flushed line at a
+//! time.
 
 pub mod command;
 pub mod options;

@@ -11,13 +11,22 @@ use crate::revise::tt::{DEFAULT_MB, MAX_MB};
 pub struct Options {
     /// `None` = the embedded case base.
     pub casebase: Option<PathBuf>,
+    /// Search threads (`Threads`).
     pub threads: usize,
+    /// Transposition-table size (MB, `Hash`).
     pub hash: u64,
+    /// Time kept back from each move's budget for GUI and network lag (ms, `Move Overhead`).
     pub move_overhead: u64,
+    /// Number of best lines to report (`MultiPV`).
     pub multipv: usize,
+    /// The case-based reasoner's settings (`Mode`, `K`, `P`, `W1`–`W6`, `Seed`, `Revise`,
+    /// `Tolerance`, `Candidates`, or a whole file through `Params`).
     pub reasoner: EngineConfig,
+    /// Whether castling is Chess960 castling, moves written king-takes-rook (`UCI_Chess960`).
     pub chess960: bool,
+    /// Whether the GUI is analysing rather than playing (`UCI_AnalyseMode`).
     pub analyse_mode: bool,
+    /// Whether pondering is enabled in the GUI (`Ponder`).
     pub ponder: bool,
 }
 

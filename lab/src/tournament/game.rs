@@ -16,10 +16,15 @@ use precedent::pgn::GameResult;
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Termination {
+    /// The side to move is checkmated.
     Checkmate,
+    /// The side to move has no legal move and is not in check: a draw.
     Stalemate,
+    /// The same position occurred a third time: a draw.
     Threefold,
+    /// 100 plies without a capture or pawn move: a draw.
     FiftyMoves,
+    /// Neither side can mate: a draw.
     InsufficientMaterial,
     /// Drawn by the `max plies` adjudication.
     MaxPlies,
@@ -163,7 +168,9 @@ impl MoveTimes {
 /// A finished game.
 #[derive(Clone, Debug)]
 pub struct GameRecordOut {
+    /// The result (a failure is a loss for the culprit).
     pub result: GameResult,
+    /// How the game ended.
     pub termination: Termination,
     /// Who ended it by failing, if anyone.
     pub culprit: Option<Color>,

@@ -41,18 +41,27 @@ pub enum Pairing {
 /// A whole match.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
+    /// The players, in command-line order (the first is the gauntlet's challenger).
     pub players: Vec<PlayerSpec>,
+    /// Who plays whom.
     pub pairing: Pairing,
     /// Games per pair (rounded up to an even number: each opening is played with both colours).
     pub games_per_pair: usize,
+    /// Start positions, shuffled by `seed` and dealt to the games in turn.
     pub openings: Vec<Opening>,
+    /// Time control of every player that does not bring its own.
     pub tc: TimeControl,
+    /// Games played at the same time (at least 1).
     pub concurrency: usize,
+    /// Seeds the opening order and each game's players, so a match can be replayed.
     pub seed: u64,
+    /// Optional early ends (max plies, resignation).
     pub adjudication: Adjudication,
+    /// Where to write every game as PGN; `None` = nowhere.
     pub pgn_out: Option<PathBuf>,
     /// Anchor the Elo scale: a player's name and its Elo; `None` = mean 0.
     pub anchor: Option<(String, f64)>,
+    /// The PGN `Event` tag of every game.
     pub event: String,
     /// Chess960: engines get `UCI_Chess960 true` and castling is written king takes rook.
     pub chess960: bool,
@@ -74,25 +83,41 @@ struct Job {
 /// A finished game, as the report lists it.
 #[derive(Clone, Debug, Serialize)]
 pub struct GameSummary {
+    /// The game's number in the schedule, from 1 (its PGN `Round`).
     pub round: usize,
+    /// White's player name.
     pub white: String,
+    /// Black's player name.
     pub black: String,
+    /// The result in PGN form (`1-0`, `0-1`, `1/2-1/2`).
     pub result: String,
+    /// How the game ended, with details.
     pub termination: String,
+    /// Plies played after the opening.
     pub plies: usize,
 }
 
 /// A player's line in the report.
 #[derive(Clone, Debug, Serialize)]
 pub struct PlayerRow {
+    /// The player's name.
     pub name: String,
+    /// Games it played.
     pub games: u64,
+    /// Points it scored (1 a win, ½ a draw).
     pub score: f64,
+    /// Games it won.
     pub wins: u64,
+    /// Games it drew.
     pub draws: u64,
+    /// Games it lost.
     pub losses: u64,
+    /// Maximum-likelihood Elo rating fitted over the match, anchored as
+    /// [`MatchReport::anchor`] says.
     pub elo: f64,
+    /// Lower end of the 95 % confidence interval of `elo` (Elo).
     pub ci_low: f64,
+    /// Upper end of the 95 % confidence interval of `elo` (Elo).
     pub ci_high: f64,
     /// Games this player lost by crashing, stalling, flagging or an illegal move.
     pub failures: u64,
@@ -118,22 +143,32 @@ pub struct MemorySample {
 /// What a match produced.
 #[derive(Clone, Debug, Serialize)]
 pub struct MatchReport {
+    /// One row per player, in command-line order.
     pub players: Vec<PlayerRow>,
+    /// Points and games of every player against every other, by player index.
     pub crosstable: Crosstable,
+    /// Head-to-head records of every pair that met.
     pub pairwise: Vec<PairwiseNamed>,
     /// Games per kind of ending (checkmate, threefold repetition, time forfeit, …).
     pub terminations: HashMap<String, u64>,
+    /// One line per game lost by a player's failure (crash, stall, flag, illegal move).
     pub failures: Vec<String>,
+    /// Every finished game, in schedule order.
     pub games: Vec<GameSummary>,
+    /// What fixes the Elo scale, e.g. `mean of all players = 0` or `stockfish = 2800`.
     pub anchor: String,
+    /// Wall-clock time of the match (seconds).
     pub seconds: f64,
 }
 
 /// A pairwise record with names.
 #[derive(Clone, Debug, Serialize)]
 pub struct PairwiseNamed {
+    /// Name of player `a` (the lower-numbered one).
     pub a_name: String,
+    /// Name of player `b`.
     pub b_name: String,
+    /// The record, seen from `a`.
     #[serde(flatten)]
     pub record: Pairwise,
 }
@@ -141,13 +176,18 @@ pub struct PairwiseNamed {
 /// Why a match could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
+    /// The configuration cannot work (too few players, duplicate names, unknown anchor, …).
     #[error("{0}")]
     Config(String),
+    /// A player's case base could not be loaded.
     #[error(transparent)]
     CaseBase(#[from] precedent::casebase::CaseBaseError),
+    /// The PGN output could not be created or written.
     #[error("{path}: cannot write the PGN file: {source}")]
     Pgn {
+        /// The PGN file's path.
         path: String,
+        /// The I/O error.
         source: std::io::Error,
     },
 }

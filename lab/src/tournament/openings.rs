@@ -41,10 +41,17 @@ impl Opening {
 /// Why an opening file could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum OpeningError {
+    /// A PGN file could not be opened or read.
     #[error("{0}")]
     Input(#[from] precedent::pgn::InputError),
+    /// The file cannot be used: unreadable, a malformed line or game, or no opening in it.
     #[error("{file}: {reason}")]
-    Bad { file: String, reason: String },
+    Bad {
+        /// The opening file's path.
+        file: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 /// Loads openings from a `.pgn`/`.pgn.zst` (end positions of the games' main lines) or an

@@ -13,7 +13,9 @@ pub struct PgnGame<'a> {
     pub header: &'a GameHeader,
     /// How the game ended.
     pub termination: &'a Termination,
+    /// White's and Black's time control in PGN form (one `TimeControl` tag if they agree).
     pub time_control: [String; 2],
+    /// The opening the game started from (its name, FEN and moves).
     pub opening: &'a Opening,
     /// Moves after the opening.
     pub moves: &'a [Move],

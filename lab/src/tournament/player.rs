@@ -22,7 +22,9 @@ use precedent::revise::tt::TranspositionTable;
 /// A time control: base time and increment per move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeControl {
+    /// Time on each clock at the start of the game.
     pub base: Duration,
+    /// Time added to a player's clock after each of its moves.
     pub increment: Duration,
 }
 
@@ -71,19 +73,29 @@ impl std::fmt::Display for TimeControl {
 pub enum PlayerSpec {
     /// Precedent itself, in-process: no protocol, no subprocess.
     Precedent {
+        /// The player's name in the match (`precedent` unless given).
         name: String,
+        /// The case-base file; `None` = the embedded case base.
         casebase: Option<PathBuf>,
+        /// The reasoner's settings.
         config: EngineConfig,
     },
     /// An external UCI engine.
     Uci {
+        /// The player's name in the match (the command unless given).
         name: String,
+        /// The command line that starts the engine (split on whitespace).
         command: String,
+        /// UCI options (name, value) set before the first game.
         options: Vec<(String, String)>,
+        /// Its own time control, overriding the match's.
         tc: Option<TimeControl>,
     },
     /// A uniformly random legal mover.
-    Random { name: String },
+    Random {
+        /// The player's name in the match (`random` unless given).
+        name: String,
+    },
 }
 
 impl PlayerSpec {
@@ -230,15 +242,20 @@ impl std::str::FromStr for PlayerSpec {
 /// The clocks when a player is asked to move.
 #[derive(Clone, Copy, Debug)]
 pub struct Clocks {
+    /// Time left on White's clock.
     pub white: Duration,
+    /// Time left on Black's clock.
     pub black: Duration,
+    /// White's increment per move.
     pub white_inc: Duration,
+    /// Black's increment per move.
     pub black_inc: Duration,
 }
 
 /// A move and what the player said about it.
 #[derive(Clone, Debug)]
 pub struct Thought {
+    /// The move chosen.
     pub mv: Move,
     /// The player's score from its own side, if it reports one (external engines).
     pub score: Option<Score>,
@@ -257,17 +274,24 @@ pub enum Failure {
 
 /// A player taking part in one game.
 pub enum Live {
+    /// Precedent, thinking in-process.
     Precedent {
+        /// The case base, shared with the match's other Precedent players that use it.
         cb: Arc<CaseBase>,
+        /// The reasoner's settings.
         config: EngineConfig,
         /// Its transposition table, kept from move to move and cleared between games.
         tt: Box<TranspositionTable>,
     },
+    /// An external UCI engine, running as a subprocess.
     Uci {
+        /// The running engine.
         // Boxed: a running process and its pipes are several times larger than the others.
         engine: Box<Engine>,
     },
+    /// The random mover.
     Random {
+        /// Its move generator, seeded from the game's seed.
         // Boxed: the generator state is larger than the other variants.
         rng: Box<StdRng>,
     },
