@@ -33,6 +33,8 @@ enum Command {
     Experiment(cmd::experiment::Args),
     /// Learn the reasoner's weights, k, p and tolerance by evolution.
     Tune(cmd::tune::Args),
+    /// Fit the move model's weights by maximum likelihood on held-out games.
+    Fit(cmd::fit::Args),
     /// Measure the retrieval scan in cases per second.
     Bench(cmd::bench::Args),
 }
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Some(Command::Match(args)) => cmd::matchcmd::run_cmd(args),
         Some(Command::Experiment(args)) => cmd::experiment::run_cmd(args),
         Some(Command::Tune(args)) => cmd::tune::run_cmd(args),
+        Some(Command::Fit(args)) => cmd::fit::run_cmd(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
         None => cmd::uci::run(cmd::uci::Args::default()),
     };

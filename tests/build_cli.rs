@@ -191,8 +191,13 @@ fn info_reports_players_and_rating_bands() {
         "--json",
     ]);
     let info = run_json(&["info", out.to_str().expect("path"), "--json"]);
-    assert_eq!(info["format_version"], 1);
+    assert_eq!(info["format_version"], 2);
     assert_eq!(info["games"], 4);
+    // Every family has patterns, and the index holds at least one entry per distinct position.
+    let families = info["patterns"].as_array().expect("patterns");
+    assert_eq!(families.len(), 8);
+    assert!(families.iter().all(|f| f["patterns"].as_u64() > Some(0)));
+    assert!(info["index_entries"].as_u64() > Some(0));
     // Alice moves in games 1 (3), 3 (2) and 7 (3).
     assert_eq!(info["top_players"][0]["name"], "Alice");
     assert_eq!(info["top_players"][0]["cases"], 8);
@@ -218,7 +223,9 @@ fn info_reports_players_and_rating_bands() {
     );
     assert_eq!(info["unrated_cases"], 2);
     let text = run(&["info", out.to_str().expect("path")]);
-    assert!(String::from_utf8_lossy(&text.stdout).contains("format version 1"));
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("format version 2"), "{text}");
+    assert!(text.contains("move patterns"), "{text}");
 }
 
 #[test]

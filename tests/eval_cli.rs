@@ -207,3 +207,60 @@ fn epd_suite_reports_solved_positions_and_points() {
         (Some(60), Some(100))
     );
 }
+
+#[test]
+fn the_cases_ablation_compares_the_same_positions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = common::fixture("lichess-rapid-sample.pgn.zst");
+    let sample = sample.to_str().expect("path");
+    let cb = dir.path().join("sample.cb");
+    let cb = cb.to_str().expect("path");
+    run_json(&["build", sample, "--holdout", "20", "-o", cb, "--json"]);
+    let r = run_json(&[
+        "eval",
+        "--pgn",
+        sample,
+        "--casebase",
+        cb,
+        "--skip-plies",
+        "10",
+        "--positions",
+        "40",
+        "--movetime",
+        "20",
+        "--seed",
+        "5",
+        "--ablation",
+        "--json",
+    ]);
+    // Only held-out games are sampled, and both runs answer the same 40 positions.
+    assert_eq!(
+        r["games_in_casebase"].as_u64().map(|g| g > 0),
+        Some(true),
+        "{r}"
+    );
+    let a = &r["ablation"];
+    assert_eq!(a["positions"], 40, "{r}");
+    assert_eq!(r["positions"], 40, "{r}");
+    assert!(
+        a["against"].as_str().is_some_and(|g| g.contains(" cases)")),
+        "{a}"
+    );
+    let f = |v: &serde_json::Value| v.as_f64().expect("number");
+    // Paired: the difference in accuracy is exactly the positions only the own case base
+    // matched minus those only the one-game base matched, and the interval holds it.
+    let own_only = f(&a["own_only"]);
+    let one_only = f(&a["other_only"]);
+    assert!(
+        (f(&a["delta"]) - (own_only - one_only) / 40.0).abs() < 1e-9,
+        "{a}"
+    );
+    assert!(
+        (f(&r["accuracy"]) - f(&a["accuracy"]) - f(&a["delta"])).abs() < 1e-9,
+        "{a}"
+    );
+    assert!(f(&a["delta_ci_low"]) <= f(&a["delta"]) && f(&a["delta"]) <= f(&a["delta_ci_high"]));
+    // The move model reports its probabilities for both runs.
+    assert!(f(&a["mean_log_likelihood"]) < 0.0, "{a}");
+    assert!(f(&r["mean_log_likelihood"]) < 0.0, "{r}");
+}

@@ -11,6 +11,22 @@ fn engine(name: &str) -> String {
     )
 }
 
+/// Asserts that a match's PGN holds `games` games that replay legally: building a case base
+/// from it in strict mode fails on any illegal move.
+fn assert_replays(pgn: &std::path::Path, games: u64) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = dir.path().join("replay.cb");
+    let b = run_json(&[
+        "build",
+        pgn.to_str().expect("path"),
+        "-o",
+        cb.to_str().expect("path"),
+        "--strict",
+        "--json",
+    ]);
+    assert_eq!(b["games_read"], games, "{b}");
+}
+
 #[test]
 fn broken_engines_lose_their_games_and_the_match_goes_on() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -157,17 +173,7 @@ fn match_pgn_replays_legally_and_the_crosstable_adds_up() {
             }
         }
     }
-    // The PGN replays: building a case base from it in strict mode fails on any illegal move.
-    let cb = dir.path().join("replay.cb");
-    let b = run_json(&[
-        "build",
-        pgn.to_str().expect("path"),
-        "-o",
-        cb.to_str().expect("path"),
-        "--strict",
-        "--json",
-    ]);
-    assert_eq!(b["games_read"], 12, "{b}");
+    assert_replays(&pgn, 12);
     let elo_sum: f64 = r["players"]
         .as_array()
         .expect("players")
@@ -297,14 +303,5 @@ fn chess960_match_through_the_uci_pipe_keeps_engines_running_and_replays_legally
     let text = std::fs::read_to_string(&pgn).expect("pgn");
     assert_eq!(text.matches("[Variant \"Chess960\"]").count(), 4, "{text}");
     // Every game replays legally from its Chess960 start position.
-    let cb = dir.path().join("replay.cb");
-    let b = run_json(&[
-        "build",
-        pgn.to_str().expect("path"),
-        "-o",
-        cb.to_str().expect("path"),
-        "--strict",
-        "--json",
-    ]);
-    assert_eq!(b["games_read"], 4, "{b}");
+    assert_replays(&pgn, 4);
 }

@@ -567,3 +567,62 @@ fn hash_sizes_the_table_reports_hashfull_and_bad_sizes_are_refused() {
     assert!(is_uci_move(&mv));
     e.quit();
 }
+
+#[test]
+fn a_style_change_takes_effect_at_the_next_go() {
+    let mut e = Engine::start(&[]);
+    let options = e.handshake();
+    assert!(
+        options
+            .iter()
+            .any(|l| l
+                == "option name Style type combo default imitate var imitate var human var best"),
+        "{options:#?}"
+    );
+    e.send("position startpos moves e2e4 e7e5 g1f3");
+    let model_line = |info: &[String]| {
+        info.iter()
+            .find(|l| l.starts_with("info string model ("))
+            .cloned()
+    };
+    // imitate (the default): the move model's most probable move, explained as such.
+    let (info, mv) = e.go("go movetime 100");
+    let line = model_line(&info).expect("imitate explains the model's choice");
+    assert!(line.starts_with("info string model (imitate): "), "{line}");
+    assert!(is_uci_move(&mv));
+    // best: today's strongest move; the model is not consulted.
+    e.send("setoption name Style value best");
+    let (info, mv) = e.go("go movetime 100");
+    assert_eq!(model_line(&info), None, "{info:#?}");
+    let last_pv = info
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info ") && l.contains(" pv "))
+        .expect("a scored info line");
+    assert_eq!(
+        last_pv
+            .split(" pv ")
+            .nth(1)
+            .and_then(|pv| pv.split_whitespace().next()),
+        Some(mv.as_str())
+    );
+    // human at a high temperature: moves drawn almost uniformly, so they vary from go to go.
+    e.send("setoption name Style value human");
+    e.send("setoption name Temperature value 50");
+    let mut moves = std::collections::BTreeSet::new();
+    for _ in 0..6 {
+        let (info, mv) = e.go("go movetime 50");
+        let line = model_line(&info).expect("human explains the draw");
+        assert!(line.starts_with("info string model (human): "), "{line}");
+        assert!(
+            line.contains("drawn from the model's probabilities"),
+            "{line}"
+        );
+        moves.insert(mv);
+    }
+    assert!(
+        moves.len() > 1,
+        "six draws at temperature 50 gave {moves:?}"
+    );
+    e.quit();
+}

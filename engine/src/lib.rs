@@ -28,6 +28,7 @@ pub mod adapt;
 pub mod board;
 pub mod casebase;
 pub mod engine;
+pub mod model;
 pub mod pgn;
 pub mod position;
 pub mod retrieve;

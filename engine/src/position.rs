@@ -72,8 +72,46 @@ pub fn parse_fen(fen: &str) -> Result<Chess, PositionError> {
     }
 }
 
+/// A position and the move that led to it: what the engine is asked to move in. The move model
+/// reads the last move (a recapture, an escape), and the ply tells the stage of the game.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Game {
+    /// The position to move in.
+    pub position: Chess,
+    /// The move just played, if known (not for a position set up from a FEN alone).
+    pub last_move: Option<Move>,
+}
+
+impl Game {
+    /// A position with no known last move.
+    pub fn new(position: Chess) -> Game {
+        Game {
+            position,
+            last_move: None,
+        }
+    }
+
+    /// Plays a legal move.
+    pub fn play(&mut self, m: Move) {
+        self.position.play_unchecked(m);
+        self.last_move = Some(m);
+    }
+
+    /// Plies played before this position, from the FEN move counter (0 = White's first move).
+    pub fn ply(&self) -> u32 {
+        let full = self.position.fullmoves().get();
+        (full - 1) * 2 + u32::from(self.position.turn() == Color::Black)
+    }
+}
+
 /// Plays UCI moves (`e2e4`, `e7e8q`; castling as `e1g1` or king-takes-rook `e1h1`) from `pos`.
-pub fn play_moves<S: AsRef<str>>(mut pos: Chess, moves: &[S]) -> Result<Chess, PositionError> {
+pub fn play_moves<S: AsRef<str>>(pos: Chess, moves: &[S]) -> Result<Chess, PositionError> {
+    play_line(pos, moves).map(|g| g.position)
+}
+
+/// Plays UCI moves from `pos`, keeping the last one.
+pub fn play_line<S: AsRef<str>>(mut pos: Chess, moves: &[S]) -> Result<Game, PositionError> {
+    let mut last = None;
     for (i, m) in moves.iter().enumerate() {
         let text = m.as_ref();
         let bad = |what, pos: &Chess| PositionError::BadMove {
@@ -87,8 +125,12 @@ pub fn play_moves<S: AsRef<str>>(mut pos: Chess, moves: &[S]) -> Result<Chess, P
         let legal = parsed.to_move(&pos).ok().filter(|mv| pos.is_legal(*mv));
         let mv = legal.ok_or_else(|| bad("illegal", &pos))?;
         pos.play_unchecked(mv);
+        last = Some(mv);
     }
-    Ok(pos)
+    Ok(Game {
+        position: pos,
+        last_move: last,
+    })
 }
 
 /// FEN of a position.

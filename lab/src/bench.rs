@@ -166,7 +166,7 @@ pub struct SearchBenchRow {
 
 /// Searches every position of [`BENCH_GAMES`] to `depth`, one game after another, keeping the
 /// table as `policy` says.
-pub fn search_bench(depth: u32, policy: TablePolicy) -> SearchBenchRow {
+pub fn search_bench(depth: u32, policy: TablePolicy, margin: Option<i32>) -> SearchBenchRow {
     use precedent::position::play_moves;
     use precedent::revise::search::{SearchLimits, Searcher};
     use precedent::revise::tt::TranspositionTable;
@@ -200,7 +200,16 @@ pub fn search_bench(depth: u32, policy: TablePolicy) -> SearchBenchRow {
                 max_depth: depth,
                 ..SearchLimits::default()
             };
-            if let Some(r) = Searcher::new(limits, tt).search_root(&pos, &root, 0, 0) {
+            // With a margin, every move gets an exact value within it (the move model's search).
+            let (exact, tolerance) = margin.map_or((0, 0), |m| (root.len(), m));
+            let tolerance = |depth: u32| {
+                if margin.is_some() && depth <= precedent::revise::WIDE_DEPTHS {
+                    precedent::revise::WIDE_MARGIN
+                } else {
+                    tolerance
+                }
+            };
+            if let Some(r) = Searcher::new(limits, tt).search_root(&pos, &root, exact, tolerance) {
                 nodes += r.nodes;
             }
             positions += 1;

@@ -19,15 +19,15 @@ use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
 use precedent::engine::{ThinkLimits, think};
 use precedent::pgn::{GameVisitor, InputError, Selection, open_input};
-use precedent::position::fen_of;
+use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
 use precedent::revise::tt::TranspositionTable;
 
 /// A position to evaluate on: what the human played there.
 #[derive(Clone, Debug)]
 pub struct Sample {
-    /// The position before the human's move.
-    pub pos: Chess,
+    /// The position before the human's move, and the move before it.
+    pub game: Game,
     /// The move the human played: the one the engine should match.
     pub human: Move,
     /// Ply in its game (0 = first move).
@@ -112,7 +112,10 @@ pub fn sample_positions(
         for m in &game.selected {
             stats.eligible_positions += 1;
             let sample = || Sample {
-                pos: m.pos.clone(),
+                game: Game {
+                    position: m.pos.clone(),
+                    last_move: m.last,
+                },
                 human: m.mv,
                 ply: m.ply,
                 elo: game.header.elo(m.pos.turn()),
@@ -141,6 +144,10 @@ pub struct Outcome {
     pub exact: bool,
     /// Top similarity (0..=1) for the reasoner.
     pub top_similarity: Option<f64>,
+    /// The move model's probability of the expected move (with the model only).
+    pub expected_probability: Option<f64>,
+    /// The expected move's rank among the model's moves, 0 = most probable (model only).
+    pub expected_rank: Option<usize>,
 }
 
 /// Accuracy of a group of positions.
@@ -221,6 +228,12 @@ pub struct Report {
     pub by_band: Vec<Group>,
     /// Accuracy per game phase (plies 0-9, 10-39, 40+).
     pub by_phase: Vec<Group>,
+    /// Share of positions where the human's move was among the engine's three most probable
+    /// (with the move model only).
+    pub top3: Option<f64>,
+    /// Mean log-likelihood of the human's moves under the move model, nats per position (with
+    /// the model only; probabilities are floored at 1e-6).
+    pub mean_log_likelihood: Option<f64>,
     /// Share of positions whose exact position was in the case base.
     pub exact_match_rate: Option<f64>,
     /// Mean of the best case's similarity (0..=1); `None` for an external engine.
@@ -233,23 +246,117 @@ pub struct Report {
     /// Move quality, with `--judge`.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub judged: Option<Judged>,
+    /// The cases ablation, with `--ablation`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ablation: Option<Comparison>,
+    /// The same positions with the case base of `--compare`.
+    pub comparison: Option<Comparison>,
 }
 
-/// Summarises outcomes.
+/// The same engine on the same positions with another case base (for the cases ablation, a
+/// one-game case base), and the paired difference (own − other).
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// The other case base: its name, or for the ablation the one game it holds.
+    pub against: String,
+    /// Positions compared (the same positions, in the same order, in both runs).
+    pub positions: u64,
+    /// Accuracy with the other case base (0..=1).
+    pub accuracy: f64,
+    /// Top-3 accuracy with it, model only.
+    pub top3: Option<f64>,
+    /// Mean log-likelihood with it, model only.
+    pub mean_log_likelihood: Option<f64>,
+    /// Own accuracy − the other's, on the same positions (Δcases in the ablation).
+    pub delta: f64,
+    /// Lower end of its 95 % interval (paired: from the per-position differences).
+    pub delta_ci_low: f64,
+    /// Upper end.
+    pub delta_ci_high: f64,
+    /// Positions where only the own case base matched the human.
+    pub own_only: u64,
+    /// Positions where only the other case base matched.
+    pub other_only: u64,
+}
+
+/// The paired difference of two success vectors on the same items: the mean of `a − b` and its
+/// 95 % interval (normal approximation from the per-item differences).
+pub fn paired_delta(a: &[bool], b: &[bool]) -> (f64, f64, f64) {
+    let n = a.len().min(b.len());
+    if n == 0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let d: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(u8::from(*x)) - f64::from(u8::from(*y)))
+        .collect();
+    let mean = d.iter().sum::<f64>() / n as f64;
+    let var = if n > 1 {
+        d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+    } else {
+        0.0
+    };
+    let half = 1.959_963_984_540_054 * (var / n as f64).sqrt();
+    (mean, mean - half, mean + half)
+}
+
+/// The comparison from the same positions' outcomes with the own and the other case base:
+/// `own[i]` and `one[i]` are outcomes of the same position. `None` when the two runs do not
+/// have the same number of positions (they cannot be paired).
+pub fn compare(against: String, own: &[Outcome], one: &[Outcome]) -> Option<Comparison> {
+    if own.len() != one.len() {
+        return None;
+    }
+    let a: Vec<bool> = own.iter().map(|o| o.matched).collect();
+    let b: Vec<bool> = one.iter().map(|o| o.matched).collect();
+    let (delta, lo, hi) = paired_delta(&a, &b);
+    let n = one.len().max(1) as f64;
+    Some(Comparison {
+        against,
+        positions: one.len() as u64,
+        accuracy: b.iter().filter(|x| **x).count() as f64 / n,
+        top3: top3(one),
+        mean_log_likelihood: mean_log_likelihood(one),
+        delta,
+        delta_ci_low: lo,
+        delta_ci_high: hi,
+        own_only: a.iter().zip(&b).filter(|(x, y)| **x && !**y).count() as u64,
+        other_only: a.iter().zip(&b).filter(|(x, y)| !**x && **y).count() as u64,
+    })
+}
+
+/// Share of outcomes whose expected move ranked in the top three, if every outcome has a rank.
+pub fn top3(outcomes: &[Outcome]) -> Option<f64> {
+    let ranks: Option<Vec<usize>> = outcomes.iter().map(|o| o.expected_rank).collect();
+    let ranks = ranks.filter(|r| !r.is_empty())?;
+    Some(ranks.iter().filter(|r| **r < 3).count() as f64 / ranks.len() as f64)
+}
+
+/// Mean log-likelihood of the expected moves, if every outcome has a probability.
+pub fn mean_log_likelihood(outcomes: &[Outcome]) -> Option<f64> {
+    let p: Option<Vec<f64>> = outcomes.iter().map(|o| o.expected_probability).collect();
+    let p = p.filter(|p| !p.is_empty())?;
+    Some(p.iter().map(|x| x.max(1e-6).ln()).sum::<f64>() / p.len() as f64)
+}
+
+/// Summarises outcomes, with accuracy per `band_width`-point band of the mover's rating.
 pub fn report(
     engine: String,
     samples: &[Sample],
     outcomes: &[Outcome],
     stats: SampleStats,
     seconds: f64,
+    band_width: u16,
 ) -> Report {
+    let band_width = band_width.max(1);
     let n = outcomes.len() as u64;
     let matches = outcomes.iter().filter(|o| o.matched).count() as u64;
     let mut bands: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
     let mut phases: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     for (s, o) in samples.iter().zip(outcomes) {
         if let Some(elo) = s.elo {
-            let b = bands.entry(elo / 200 * 200).or_default();
+            let b = bands.entry(elo / band_width * band_width).or_default();
             b.0 += 1;
             b.1 += u64::from(o.matched);
         }
@@ -269,12 +376,14 @@ pub fn report(
         ci_high: all.ci_high,
         by_band: bands
             .into_iter()
-            .map(|(b, (n, m))| Group::new(format!("{}-{}", b, b + 199), n, m))
+            .map(|(b, (n, m))| Group::new(format!("{}-{}", b, b + band_width - 1), n, m))
             .collect(),
         by_phase: phase_order
             .iter()
             .filter_map(|p| phases.get(p).map(|&(n, m)| Group::new(p.to_string(), n, m)))
             .collect(),
+        top3: top3(outcomes),
+        mean_log_likelihood: mean_log_likelihood(outcomes),
         exact_match_rate: (!sims.is_empty())
             .then(|| outcomes.iter().filter(|o| o.exact).count() as f64 / sims.len() as f64),
         mean_top_similarity: (!sims.is_empty())
@@ -282,6 +391,8 @@ pub fn report(
         seconds,
         sampling: stats,
         judged: None,
+        ablation: None,
+        comparison: None,
     }
 }
 
@@ -296,7 +407,7 @@ thread_local! {
 /// after each position (for a progress display).
 pub fn run_reasoner(
     cb: &CaseBase,
-    positions: &[(Chess, Option<Move>)],
+    positions: &[(Game, Option<Move>)],
     cfg: &EngineConfig,
     movetime: Option<Duration>,
     seed: u64,
@@ -305,7 +416,7 @@ pub fn run_reasoner(
     positions
         .par_iter()
         .enumerate()
-        .map(|(i, (pos, expected))| {
+        .map(|(i, (game, expected))| {
             let mut cfg = cfg.clone();
             cfg.reuse.seed = Some(tie_key(seed, i));
             let limits = ThinkLimits {
@@ -316,15 +427,25 @@ pub fn run_reasoner(
             // which positions the same thread searched before.
             let thought = EVAL_TT.with_borrow_mut(|tt| {
                 tt.clear();
-                think(cb, pos, &cfg, limits, CastlingMode::Standard, tt)
+                think(cb, game, &cfg, limits, CastlingMode::Standard, tt)
             });
             let o = match thought {
-                Ok(t) => Outcome {
-                    matched: expected.is_some_and(|e| e == t.mv),
-                    played: Some(t.mv),
-                    exact: t.decision.cases.iter().any(|c| c.exact),
-                    top_similarity: Some(f64::from(t.decision.score256) / 256.0),
-                },
+                Ok(t) => {
+                    let model = t.judged.as_ref().and_then(|j| {
+                        let e = (*expected)?;
+                        let at = j.evidence.moves.iter().position(|m| *m == e)?;
+                        let rank = j.ranked().iter().position(|(i, _)| *i == at)?;
+                        Some((j.probabilities[at], rank))
+                    });
+                    Outcome {
+                        matched: expected.is_some_and(|e| e == t.mv),
+                        played: Some(t.mv),
+                        exact: t.decision.cases.iter().any(|c| c.exact),
+                        top_similarity: Some(f64::from(t.decision.score256) / 256.0),
+                        expected_probability: model.map(|m| m.0),
+                        expected_rank: model.map(|m| m.1),
+                    }
+                }
                 Err(_) => Outcome::default(),
             };
             done(&o);
@@ -338,7 +459,7 @@ pub fn run_engine(
     command: &str,
     options: &[(String, String)],
     limit: Limit,
-    positions: &[(Chess, Option<Move>)],
+    positions: &[(Game, Option<Move>)],
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<Vec<Outcome>, EvalError> {
@@ -350,7 +471,8 @@ pub fn run_engine(
         .map(|part| {
             let mut engine = Engine::start(command, options, Duration::from_secs(10))?;
             let mut out = Vec::with_capacity(part.len());
-            for (pos, expected) in part {
+            for (game, expected) in part {
+                let pos = &game.position;
                 engine.new_game(Duration::from_secs(10))?;
                 let r = engine.go(&format!("fen {}", fen_of(pos)), &limit.go_args(), timeout)?;
                 let played = UciMove::from_ascii(r.bestmove.as_bytes())
@@ -464,6 +586,39 @@ mod tests {
         );
 
         assert_eq!(wilson(0, 0), (0.0, 1.0));
+    }
+
+    fn outcome(matched: bool) -> Outcome {
+        Outcome {
+            matched,
+            played: None,
+            exact: false,
+            top_similarity: None,
+            expected_probability: None,
+            expected_rank: None,
+        }
+    }
+
+    #[test]
+    fn the_ablation_pairs_positions() {
+        let own: Vec<Outcome> = (0..100).map(|i| outcome(i < 50)).collect();
+        // The same successes on the same positions: no difference, and no uncertainty about
+        // it (an unpaired comparison of two 50 % samples of 100 would give about ±14 pp).
+        let a = compare("g".into(), &own, &own).expect("paired");
+        assert_eq!(a.positions, 100);
+        assert_eq!((a.delta, a.delta_ci_low, a.delta_ci_high), (0.0, 0.0, 0.0));
+        // The one-game base misses 10 of the own base's successes and gains none: Δ = 10 pp,
+        // with the interval of the per-position differences (sd = sqrt(9/99)).
+        let one: Vec<Outcome> = (0..100).map(|i| outcome(i < 40)).collect();
+        let a = compare("g".into(), &own, &one).expect("paired");
+        let half = 1.959_963_984_540_054 * (9.0f64 / 99.0 / 100.0).sqrt();
+        assert!((a.delta - 0.1).abs() < 1e-12);
+        assert!((a.delta_ci_low - (0.1 - half)).abs() < 1e-12, "{a:?}");
+        assert!((a.delta_ci_high - (0.1 + half)).abs() < 1e-12, "{a:?}");
+        assert_eq!((a.own_only, a.other_only), (10, 0));
+        assert!((a.accuracy - 0.4).abs() < 1e-12);
+        // Runs over different numbers of positions cannot be paired.
+        assert!(compare("g".into(), &own, &one[..99]).is_none());
     }
 
     #[test]

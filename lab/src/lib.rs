@@ -14,6 +14,7 @@ pub mod client;
 pub mod epd;
 pub mod eval;
 pub mod experiment;
+pub mod fit;
 pub mod rating;
 pub mod tournament;
 pub mod tune;

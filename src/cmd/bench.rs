@@ -29,6 +29,10 @@ pub struct Args {
     /// Size of the persistent table for `--search`, in MB.
     #[arg(long, default_value_t = 16)]
     hash: usize,
+    /// With `--search`: give every root move an exact value within this many centipawns of the
+    /// best (what the move model's analysis does), instead of proving the others worse.
+    #[arg(long, value_name = "CP")]
+    margin: Option<i32>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -37,7 +41,7 @@ pub struct Args {
 /// Runs `precedent bench`.
 pub fn run(args: Args) -> Result<()> {
     if let Some(depth) = args.search {
-        return run_search(depth, args.hash, args.json);
+        return run_search(depth, args.hash, args.margin, args.json);
     }
     let cb = match &args.casebase {
         Some(path) => CaseBase::open(path)?,
@@ -85,7 +89,7 @@ pub fn run(args: Args) -> Result<()> {
 
 /// `bench --search`: nodes and time to a fixed depth, fresh table per move against a persistent
 /// one.
-fn run_search(depth: u32, hash: usize, json: bool) -> Result<()> {
+fn run_search(depth: u32, hash: usize, margin: Option<i32>, json: bool) -> Result<()> {
     if !(1..=64).contains(&depth) {
         bail!("--search {depth}: the depth must be 1 to 64");
     }
@@ -96,8 +100,8 @@ fn run_search(depth: u32, hash: usize, json: bool) -> Result<()> {
         );
     }
     let rows = [
-        search_bench(depth, TablePolicy::FreshEveryMove),
-        search_bench(depth, TablePolicy::Persistent(hash)),
+        search_bench(depth, TablePolicy::FreshEveryMove, margin),
+        search_bench(depth, TablePolicy::Persistent(hash), margin),
     ];
     if json {
         println!("{}", serde_json::to_string(&rows)?);

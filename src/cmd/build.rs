@@ -39,6 +39,10 @@ pub struct Args {
     /// evaluate on them later.
     #[arg(long, value_name = "PERCENT")]
     holdout: Option<u8>,
+    /// Store only move patterns legal in at least N of the cases' positions (rarer ones fall
+    /// back on their coarser family): a smaller case base for a little less detail.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    min_pattern_count: u32,
     /// Stop at the first broken game (illegal move, bad FEN, variant) instead of skipping it.
     #[arg(long)]
     strict: bool,
@@ -60,6 +64,7 @@ pub fn run(args: Args) -> Result<()> {
             skip_plies: args.skip_plies,
             max_games: args.max_games,
             holdout: args.holdout,
+            min_pattern_count: args.min_pattern_count,
         },
         strict: args.strict,
     };

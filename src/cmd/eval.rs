@@ -9,11 +9,12 @@ use anyhow::{Context, Result, bail};
 use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
 use precedent::pgn::Selection;
+use precedent::position::Game;
 use precedent_lab::client::Limit;
 use precedent_lab::epd::{EpdRecord, parse_line};
 use precedent_lab::eval::{
-    EpdReport, Outcome, Report, casebase_keys, epd_report, judge, report, run_engine, run_reasoner,
-    sample_positions,
+    EpdReport, Outcome, Report, casebase_keys, compare, epd_report, judge, report, run_engine,
+    run_reasoner, sample_positions,
 };
 use shakmaty::{Chess, Move};
 
@@ -68,6 +69,18 @@ pub struct Args {
     judge_limit: String,
     #[command(flatten)]
     reasoner: ReasonerArgs,
+    /// Width of the rating bands of the report (Maia's tables use 100).
+    #[arg(long, default_value_t = 200, value_name = "POINTS")]
+    band_width: u16,
+    /// The cases ablation: run the same positions again with a one-game case base (the first
+    /// game of the case base) and report Δcases, the paired difference in accuracy.
+    #[arg(long)]
+    ablation: bool,
+    /// Also run the same positions with this case base (e.g. the generic one, against a
+    /// player's own) and report the paired difference; games in either case base are left out
+    /// of the sample.
+    #[arg(long, value_name = "FILE")]
+    compare: Option<std::path::PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -104,7 +117,7 @@ fn engine_options(args: &Args) -> Result<Vec<(String, String)>> {
 fn moves_for(
     args: &Args,
     cb: &CaseBase,
-    positions: &[(Chess, Option<Move>)],
+    positions: &[(Game, Option<Move>)],
     threads: usize,
 ) -> Result<(String, Vec<Outcome>)> {
     if let Some(cmd) = &args.engine {
@@ -128,12 +141,14 @@ fn moves_for(
     let outcomes = run_reasoner(cb, positions, &cfg, movetime(args, &cfg), seed, &done);
     bar.finish_and_clear();
     let name = format!(
-        "precedent ({}, mode {}, k {}, p {}, weights {})",
+        "precedent ({}, style {}, mode {}, k {}, p {}, weights {}, revise {})",
         cb.name(),
+        cfg.style,
         cfg.reuse.mode,
         cfg.reuse.k,
         cfg.reuse.p,
-        cfg.reuse.weights
+        cfg.reuse.weights,
+        cfg.revise.enabled
     );
     Ok((name, outcomes))
 }
@@ -151,7 +166,19 @@ fn run_pgn(args: &Args, threads: usize) -> Result<()> {
     // The contamination guard needs the case base's game keys before sampling; an external
     // engine is measured on the same sample, so it guards against the same case base.
     let cb = args.reasoner.casebase()?;
-    let keys = casebase_keys(&cb);
+    let mut keys = casebase_keys(&cb);
+    let other = match &args.compare {
+        Some(path) => {
+            anyhow::ensure!(
+                args.engine.is_none(),
+                "--compare measures Precedent's case bases; it does not apply to --engine"
+            );
+            let other = CaseBase::open(path)?;
+            keys.extend(casebase_keys(&other));
+            Some(other)
+        }
+        None => None,
+    };
     let seed = args.reasoner.seed.unwrap_or(1);
     let (samples, stats) =
         sample_positions(pgn, &selection, args.positions, seed, &keys, &|_| true)?;
@@ -161,9 +188,9 @@ fn run_pgn(args: &Args, threads: usize) -> Result<()> {
             stats.games_in_casebase
         );
     }
-    let positions: Vec<(Chess, Option<Move>)> = samples
+    let positions: Vec<(Game, Option<Move>)> = samples
         .iter()
-        .map(|s| (s.pos.clone(), Some(s.human)))
+        .map(|s| (s.game.clone(), Some(s.human)))
         .collect();
     let (name, outcomes) = moves_for(args, &cb, &positions, threads)?;
     let mut r = report(
@@ -172,13 +199,48 @@ fn run_pgn(args: &Args, threads: usize) -> Result<()> {
         &outcomes,
         stats,
         started.elapsed().as_secs_f64(),
+        args.band_width,
     );
+    if args.ablation {
+        anyhow::ensure!(
+            args.engine.is_none(),
+            "--ablation measures Precedent's case base; it does not apply to --engine"
+        );
+        anyhow::ensure!(
+            cb.game_count() > 0,
+            "{}: the case base has no game",
+            cb.name()
+        );
+        let one = cb.one_game(0)?;
+        let game = cb.game(0).unwrap_or_default();
+        let described = format!(
+            "{} vs {}, {} ({} cases)",
+            game.white,
+            game.black,
+            game.date,
+            one.len()
+        );
+        let (_, ablated) = moves_for(args, &one, &positions, threads)?;
+        r.ablation = Some(
+            compare(described, &outcomes, &ablated)
+                .context("the ablation run did not answer every position")?,
+        );
+        r.seconds = started.elapsed().as_secs_f64();
+    }
+    if let Some(other) = &other {
+        let (_, theirs) = moves_for(args, other, &positions, threads)?;
+        r.comparison = Some(
+            compare(other.name().to_string(), &outcomes, &theirs)
+                .context("the comparison run did not answer every position")?,
+        );
+        r.seconds = started.elapsed().as_secs_f64();
+    }
     if let Some(judge_cmd) = &args.judge {
         let limit: Limit = args.judge_limit.parse()?;
         let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
             .iter()
             .zip(&outcomes)
-            .map(|(s, o)| (s.pos.clone(), o.played, Some(s.human)))
+            .map(|(s, o)| (s.game.position.clone(), o.played, Some(s.human)))
             .collect();
         let bar = Bar::new("positions judged");
         r.judged = Some(judge(judge_cmd, &[], limit, &items, threads, &bar)?);
@@ -209,6 +271,31 @@ fn print_report(r: &Report) {
         r.ci_low * 100.0,
         r.ci_high * 100.0
     );
+    if let (Some(t), Some(ll)) = (r.top3, r.mean_log_likelihood) {
+        println!(
+            "top-3 accuracy {:.2}%; mean log-likelihood of the human move {:.3} nats",
+            t * 100.0,
+            ll
+        );
+    }
+    for (title, delta, c) in [
+        ("cases ablation (one game", "Δcases", &r.ablation),
+        ("compared with (", "Δ", &r.comparison),
+    ] {
+        let Some(a) = c else { continue };
+        println!(
+            "{title}: {}): accuracy {:.2}%{}; {delta} {:+.2} pp, 95% CI {:+.2} to {:+.2} pp (this case base only: {}, the other only: {})",
+            a.against,
+            a.accuracy * 100.0,
+            a.mean_log_likelihood
+                .map_or(String::new(), |ll| format!(", log-likelihood {ll:.3}")),
+            a.delta * 100.0,
+            a.delta_ci_low * 100.0,
+            a.delta_ci_high * 100.0,
+            a.own_only,
+            a.other_only
+        );
+    }
     if let (Some(e), Some(s)) = (r.exact_match_rate, r.mean_top_similarity) {
         println!(
             "exact position in the case base: {:.1}%; mean top similarity {:.3}",
@@ -267,8 +354,10 @@ fn run_epd(args: &Args, path: &PathBuf, threads: usize) -> Result<()> {
             path.display()
         );
     }
-    let positions: Vec<(Chess, Option<Move>)> =
-        records.iter().map(|r| (r.pos.clone(), None)).collect();
+    let positions: Vec<(Game, Option<Move>)> = records
+        .iter()
+        .map(|r| (Game::new(r.pos.clone()), None))
+        .collect();
     let cb = args.reasoner.casebase()?;
     let (name, outcomes) = moves_for(args, &cb, &positions, threads)?;
     let r: EpdReport = epd_report(name, &records, &outcomes, started.elapsed().as_secs_f64());

@@ -1,12 +1,13 @@
 //! `precedent go`: one decision, explained.
 
 use anyhow::{Result, bail};
-use precedent::position::{parse_fen, play_moves};
+use precedent::position::{parse_fen, play_line};
 use std::time::{Duration, Instant};
 
 use precedent::adapt::reuse::NoLegalMove;
 use precedent::engine::explain::explain;
 use precedent::engine::{ThinkLimits, Thought, think};
+use precedent::revise::describe_value;
 use precedent::revise::tt::TranspositionTable;
 use shakmaty::{CastlingMode, Chess};
 
@@ -43,7 +44,7 @@ pub fn run(args: Args) -> Result<()> {
         Some(fen) => parse_fen(fen)?,
         None => Chess::default(),
     };
-    let pos = play_moves(start, &args.moves)?;
+    let game = play_line(start, &args.moves)?;
     let cfg = args.reasoner.config()?;
     let cb = args.reasoner.casebase()?;
     let limits = ThinkLimits {
@@ -51,7 +52,7 @@ pub fn run(args: Args) -> Result<()> {
         ..ThinkLimits::default()
     };
     let mut tt = TranspositionTable::default();
-    let thought = match think(&cb, &pos, &cfg, limits, CastlingMode::Standard, &mut tt) {
+    let thought = match think(&cb, &game, &cfg, limits, CastlingMode::Standard, &mut tt) {
         Ok(t) => t,
         Err(e @ (NoLegalMove::Checkmate | NoLegalMove::Stalemate)) => {
             if args.json {
@@ -91,6 +92,22 @@ fn json(t: &Thought) -> serde_json::Value {
         "vote_share": d.winner().map(|w| w.share),
         "candidates": d.candidates,
         "revise": t.revised,
+        "style": t.style.to_string(),
+        "model": t.judged.as_ref().map(|j| {
+            j.ranked()
+                .into_iter()
+                .map(|(i, p)| {
+                    let (cases, search) = j.contributions(i);
+                    serde_json::json!({
+                        "move": j.evidence.moves[i].to_uci(CastlingMode::Standard).to_string(),
+                        "probability": p,
+                        "cases": cases,
+                        "search": search,
+                        "value": j.value(i).map(|v| v.0),
+                    })
+                })
+                .collect::<Vec<_>>()
+        }),
     })
 }
 
@@ -113,11 +130,31 @@ fn print_text(t: &Thought, show: usize) {
             c.cases
         );
     }
-    match &t.revised {
-        Some(r) => {
-            println!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" "));
+    if let Some(j) = &t.judged {
+        println!("model:");
+        for (i, p) in j.ranked().into_iter().take(show) {
+            let (cases, search) = j.contributions(i);
+            let value = j.value(i).map_or("-".to_string(), |(v, e)| {
+                format!("{}{}", if e { "" } else { "≤ " }, describe_value(v))
+            });
+            println!(
+                "  {:<6} {:>5.1}%  cases {cases:+.2}  search {search:+.2} ({value})",
+                j.evidence.moves[i].to_uci(CastlingMode::Standard),
+                p * 100.0
+            );
         }
-        None => println!(
+    }
+    match (&t.revised, &t.judged) {
+        (Some(r), _) => println!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" ")),
+        (None, Some(j)) => {
+            let pv: Vec<String> = j
+                .pv(j.chosen)
+                .iter()
+                .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+                .collect();
+            println!("score {}  pv {}", t.score.uci(), pv.join(" "));
+        }
+        (None, None) => println!(
             "score {} (the cases' expected result; revise off)",
             t.score.uci()
         ),

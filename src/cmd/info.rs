@@ -61,6 +61,21 @@ pub fn run(args: Args) -> Result<()> {
     for (reason, n) in &st.games_skipped {
         println!("  skipped      {n} {reason}");
     }
+    println!("position index {} position-move pairs", s.index_entries);
+    println!(
+        "move patterns  (distinct, per family{})",
+        if o.min_pattern_count > 1 {
+            format!(
+                "; only those legal in {}+ positions kept",
+                o.min_pattern_count
+            )
+        } else {
+            String::new()
+        }
+    );
+    for f in &s.patterns {
+        println!("  {:>10}  {}", f.patterns, f.family);
+    }
     println!("players with most cases:");
     for p in &s.top_players {
         println!("  {:>10}  {}", p.cases, p.name);

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod build;
 pub mod eval;
 pub mod experiment;
+pub mod fit;
 pub mod go;
 pub mod info;
 pub mod matchcmd;

@@ -4,13 +4,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use precedent::adapt::Weights;
-use precedent::adapt::reuse::ReuseConfig;
 use precedent::casebase::CaseBase;
-use precedent::engine::config::EngineConfig;
+use precedent::engine::config::{EngineConfig, Style};
 use precedent::retrieve::Mode;
-use precedent::revise::ReviseConfig;
 
-/// The case base and how to reason with it.
+/// The case base and how to reason with it. Every flag left out keeps the value of the
+/// parameter file (`--params`), or else the default; a flag given always wins.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReasonerArgs {
     /// Case-base file (default: the embedded one).
@@ -19,85 +18,71 @@ pub struct ReasonerArgs {
     /// A parameter file (TOML, e.g. from `precedent tune`); other reasoner flags override it.
     #[arg(long, value_name = "FILE")]
     pub params: Option<PathBuf>,
-    /// Number of nearest cases that vote (1 = the thesis).
-    #[arg(long, default_value_t = EngineConfig::default().reuse.k)]
-    pub k: usize,
-    /// Vote exponent: a case votes with weight similarity^P.
-    #[arg(long, default_value_t = EngineConfig::default().reuse.p)]
-    pub p: f64,
-    /// normalised (mover's point of view) or thesis (boards as they stand).
-    #[arg(long, default_value_t = Mode::Normalised)]
-    pub mode: Mode,
-    /// Adaptation weights w1,w2,w3,w4,w5,w6.
-    #[arg(long, default_value_t = Weights::default())]
-    pub weights: Weights,
+    /// How the move is chosen: imitate (the move model's most probable move), human (a move
+    /// drawn from its probabilities) or best (the strongest) [default: imitate].
+    #[arg(long)]
+    pub style: Option<Style>,
+    /// `human` style: moves are drawn ∝ P^(1/T) [default: 1].
+    #[arg(long, value_name = "T")]
+    pub temperature: Option<f64>,
+    /// Number of nearest cases that vote (1 = the thesis) [default: 64].
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// Vote exponent: a case votes with weight similarity^P [default: 64].
+    #[arg(long)]
+    pub p: Option<f64>,
+    /// normalised (mover's point of view) or thesis (boards as they stand) [default: normalised].
+    #[arg(long)]
+    pub mode: Option<Mode>,
+    /// Adaptation weights w1,w2,w3,w4,w5,w6 [default: 1,1,1,1,1,1].
+    #[arg(long)]
+    pub weights: Option<Weights>,
     /// Seed for tie-breaking (default: a fresh random seed).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Check the cases' proposals with a tactical search (false: pure CBR, as in the thesis).
-    #[arg(long, default_value_t = ReviseConfig::default().enabled, action = clap::ArgAction::Set, value_name = "BOOL")]
-    pub revise: bool,
-    /// Revise: accept the best-voted candidate within this many centipawns of the best move.
-    #[arg(long, default_value_t = ReviseConfig::default().tolerance, value_name = "CP")]
-    pub tolerance: i32,
-    /// Revise: how many of the best-voted candidates are checked.
-    #[arg(long, default_value_t = ReviseConfig::default().candidates, value_name = "N")]
-    pub candidates: usize,
+    /// Check the cases' proposals with a tactical search (false: pure CBR, as in the thesis)
+    /// [default: true].
+    #[arg(long, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub revise: Option<bool>,
+    /// Revise: accept the best-voted candidate within this many centipawns of the best move
+    /// [default: 0].
+    #[arg(long, value_name = "CP")]
+    pub tolerance: Option<i32>,
+    /// Revise: how many of the best-voted candidates are checked [default: 8].
+    #[arg(long, value_name = "N")]
+    pub candidates: Option<usize>,
 }
 
 impl ReasonerArgs {
-    /// The reasoner configuration.
+    /// The configuration: the parameter file (or the defaults) with the given flags applied.
     pub fn config(&self) -> Result<EngineConfig> {
-        anyhow::ensure!(self.k >= 1, "--k must be at least 1");
+        let mut cfg = match &self.params {
+            Some(path) => EngineConfig::load(path).map_err(anyhow::Error::msg)?,
+            None => EngineConfig::default(),
+        };
+        set(&mut cfg.style, self.style);
+        set(&mut cfg.temperature, self.temperature);
         anyhow::ensure!(
-            self.p.is_finite() && self.p >= 0.0,
+            cfg.temperature.is_finite() && cfg.temperature > 0.0,
+            "--temperature must be a number above 0"
+        );
+        let (reuse, revise) = (&mut cfg.reuse, &mut cfg.revise);
+        set(&mut reuse.k, self.k);
+        set(&mut reuse.p, self.p);
+        set(&mut reuse.mode, self.mode);
+        set(&mut reuse.weights, self.weights);
+        if self.seed.is_some() {
+            reuse.seed = self.seed;
+        }
+        set(&mut revise.enabled, self.revise);
+        set(&mut revise.tolerance, self.tolerance);
+        set(&mut revise.candidates, self.candidates);
+        anyhow::ensure!(reuse.k >= 1, "--k must be at least 1");
+        anyhow::ensure!(
+            reuse.p.is_finite() && reuse.p >= 0.0,
             "--p must be a finite number ≥ 0"
         );
-        let flags = EngineConfig {
-            reuse: ReuseConfig {
-                k: self.k,
-                p: self.p,
-                mode: self.mode,
-                weights: self.weights,
-                seed: self.seed,
-            },
-            revise: ReviseConfig {
-                enabled: self.revise,
-                tolerance: self.tolerance,
-                candidates: self.candidates,
-                ..ReviseConfig::default()
-            },
-        };
-        let Some(path) = &self.params else {
-            return Ok(flags);
-        };
-        // The file is the base; a flag given on the command line (not at its default) wins.
-        let mut cfg = EngineConfig::load(path).map_err(anyhow::Error::msg)?;
-        let d = EngineConfig::default();
-        if flags.reuse.k != d.reuse.k {
-            cfg.reuse.k = flags.reuse.k;
-        }
-        if flags.reuse.p != d.reuse.p {
-            cfg.reuse.p = flags.reuse.p;
-        }
-        if flags.reuse.mode != d.reuse.mode {
-            cfg.reuse.mode = flags.reuse.mode;
-        }
-        if flags.reuse.weights != d.reuse.weights {
-            cfg.reuse.weights = flags.reuse.weights;
-        }
-        if flags.reuse.seed.is_some() {
-            cfg.reuse.seed = flags.reuse.seed;
-        }
-        if flags.revise.enabled != d.revise.enabled {
-            cfg.revise.enabled = flags.revise.enabled;
-        }
-        if flags.revise.tolerance != d.revise.tolerance {
-            cfg.revise.tolerance = flags.revise.tolerance;
-        }
-        if flags.revise.candidates != d.revise.candidates {
-            cfg.revise.candidates = flags.revise.candidates;
-        }
+        anyhow::ensure!(revise.candidates >= 1, "--candidates must be at least 1");
         Ok(cfg)
     }
 
@@ -107,5 +92,12 @@ impl ReasonerArgs {
             Some(path) => Ok(CaseBase::open(path)?),
             None => CaseBase::embedded().context("the embedded case base"),
         }
+    }
+}
+
+/// Overwrites `slot` with a flag's value when the flag was given.
+fn set<T>(slot: &mut T, flag: Option<T>) {
+    if let Some(v) = flag {
+        *slot = v;
     }
 }

@@ -7,11 +7,12 @@ use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use precedent::engine::config::EngineConfig;
 use precedent::pgn::Selection;
+use precedent::position::Game;
 use precedent_lab::eval::{Sample, casebase_keys, run_reasoner, sample_positions, wilson};
 use precedent_lab::tune::{GENES, Individual, Strategy, evolve};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use shakmaty::{Chess, Move};
+use shakmaty::Move;
 
 use super::reasoner_args::ReasonerArgs;
 
@@ -72,9 +73,9 @@ fn accuracy(
     seed: u64,
     bar: &ProgressBar,
 ) -> (u64, u64) {
-    let positions: Vec<(Chess, Option<Move>)> = samples
+    let positions: Vec<(Game, Option<Move>)> = samples
         .iter()
-        .map(|s| (s.pos.clone(), Some(s.human)))
+        .map(|s| (s.game.clone(), Some(s.human)))
         .collect();
     let outcomes = run_reasoner(cb, &positions, cfg, movetime, seed, &|_| bar.inc(1));
     (

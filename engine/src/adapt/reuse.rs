@@ -152,6 +152,11 @@ impl Decision {
     pub fn top_case(&self) -> Option<&CaseRef> {
         self.cases.first()
     }
+
+    /// Each voted move with its share of the votes.
+    pub fn votes(&self) -> Vec<(Move, f64)> {
+        self.candidates.iter().map(|c| (c.mv, c.share)).collect()
+    }
 }
 
 /// Why no decision could be made.

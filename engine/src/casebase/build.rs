@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use pgn_reader::Reader;
 use shakmaty::{Color, Position};
 
+use super::patterns::LastMove;
 use crate::board::Planes;
 use crate::casebase::{
     BuildInfo, BuildOptions, BuildStats, CaseBaseError, CaseBaseWriter, CaseMeta, GameRecord,
@@ -129,7 +130,7 @@ pub fn case_of(mover: &Mover, game: u32) -> Option<(Color, Planes, CaseMeta)> {
             mv,
             rights,
             ep,
-            pad: [0; 2],
+            last: LastMove::of(mover.last.as_ref(), turn),
         },
     ))
 }

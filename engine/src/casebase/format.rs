@@ -1,4 +1,4 @@
-//! The file layout of a case base, version 1. All integers little-endian.
+//! The file layout of a case base, version 2. All integers little-endian.
 //!
 //! ```text
 //! 0    magic "PRECEDNT"            8 bytes
@@ -14,7 +14,12 @@
 //! 72   strings length             u64
 //! 80   build-info offset          u64   JSON (BuildInfo)
 //! 88   build-info length          u64
-//! 96.. reserved up to 128
+//! 96   patterns offset            u64   patterns × 16-byte PatternCount, sorted by key
+//! 104  patterns                   u64
+//! 112  position-index offset      u64   entries × 16-byte IndexEntry, sorted by (key, move)
+//! 120  position-index entries     u64
+//! 128  pattern-strength offset    u64   patterns × f32, the fitted log-strength of each pattern
+//! 136.. reserved up to 192
 //! …    sections, each starting on a 64-byte boundary
 //! end-16  xxh3-64 of every byte before it   u64
 //! end-8   trailer magic "PRCDTEND"
@@ -22,16 +27,20 @@
 //!
 //! Boards and metas are separate flat arrays so the scan streams 32 bytes a case. Splitting the
 //! cases by the side that moved lets the thesis' literal mode compare each segment with the query
-//! or its mirror image without a per-case flag.
+//! or its mirror image without a per-case flag. The pattern counts and the position index are
+//! derived from the cases alone (see [`super::patterns`] and [`super::index`]).
+//!
+//! Version history: 1 had no pattern counts, no position index, and two zero bytes where a case
+//! now keeps the opponent's last move.
 
 /// First bytes of every case-base file.
 pub const MAGIC: &[u8; 8] = b"PRECEDNT";
 /// Last bytes of every case-base file.
 pub const TRAILER_MAGIC: &[u8; 8] = b"PRCDTEND";
 /// The version this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Size of the fixed header.
-pub const HEADER_LEN: usize = 128;
+pub const HEADER_LEN: usize = 192;
 /// Size of the trailer (checksum + magic).
 pub const TRAILER_LEN: usize = 16;
 /// Alignment of every section.
@@ -53,10 +62,15 @@ pub struct Header {
     pub strings_len: u64,
     pub info_off: u64,
     pub info_len: u64,
+    pub patterns_off: u64,
+    pub patterns: u64,
+    pub index_off: u64,
+    pub index_entries: u64,
+    pub strengths_off: u64,
 }
 
 impl Header {
-    /// Encodes the header into its 128 bytes.
+    /// Encodes the header into its 192 bytes.
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut out = [0u8; HEADER_LEN];
         out[..8].copy_from_slice(MAGIC);
@@ -72,6 +86,11 @@ impl Header {
             self.strings_len,
             self.info_off,
             self.info_len,
+            self.patterns_off,
+            self.patterns,
+            self.index_off,
+            self.index_entries,
+            self.strengths_off,
         ];
         for (i, v) in fields.iter().enumerate() {
             out[16 + 8 * i..24 + 8 * i].copy_from_slice(&v.to_le_bytes());
@@ -100,6 +119,11 @@ impl Header {
             strings_len: u64_at(72),
             info_off: u64_at(80),
             info_len: u64_at(88),
+            patterns_off: u64_at(96),
+            patterns: u64_at(104),
+            index_off: u64_at(112),
+            index_entries: u64_at(120),
+            strengths_off: u64_at(128),
         }
     }
 }
@@ -114,6 +138,9 @@ impl Header {
             end(self.metas_off, self.cases, 12)?,
             end(self.games_off, self.games, 24)?,
             end(self.strings_off, self.strings_len, 1)?,
+            end(self.patterns_off, self.patterns, 16)?,
+            end(self.index_off, self.index_entries, 16)?,
+            end(self.strengths_off, self.patterns, 4)?,
             HEADER_LEN as u64,
         ];
         ends.into_iter().max()?.checked_add(TRAILER_LEN as u64)

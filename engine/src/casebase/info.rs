@@ -23,6 +23,11 @@ pub struct BuildOptions {
     /// `precedent eval` on the same file tests on games the case base never saw.
     #[serde(default)]
     pub holdout: Option<u8>,
+    /// Move patterns legal in fewer of the cases' positions than this are not stored (their
+    /// estimates fall back on the coarser family, as for a pattern never seen): a smaller file
+    /// for a little less detail. 0 or 1 keeps every pattern.
+    #[serde(default)]
+    pub min_pattern_count: u32,
 }
 
 /// Counts from the build.

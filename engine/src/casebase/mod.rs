@@ -5,8 +5,11 @@
 //! and checking its header, bounds and checksum. Nothing is parsed case by case.
 
 pub mod build;
+pub mod derive;
 mod format;
+pub mod index;
 mod info;
+pub mod patterns;
 mod record;
 pub mod summary;
 mod write;
@@ -18,13 +21,16 @@ use std::path::Path;
 
 use bytemuck::{Pod, Zeroable};
 use memmap2::Mmap;
-use shakmaty::Color;
+use shakmaty::{Color, Position};
 
 use crate::board::Planes;
 use crate::pgn::{GameHeader, GameResult};
+use crate::position::CaseMove;
 pub use format::FORMAT_VERSION;
 use format::{ALIGN, HEADER_LEN, Header, MAGIC, TRAILER_LEN, TRAILER_MAGIC, ZSTD_MAGIC};
+use index::IndexEntry;
 pub use info::{BuildInfo, BuildOptions, BuildStats};
+use patterns::{PatternCount, PatternTable};
 pub use record::{CaseMeta, GameRecord, NO_EP, position_key};
 pub use write::CaseBaseWriter;
 
@@ -306,16 +312,31 @@ impl CaseBase {
         section("game", header.games_off, header.games, 24)?;
         section("string", header.strings_off, header.strings_len, 1)?;
         section("build-info", header.info_off, header.info_len, 1)?;
+        section("pattern", header.patterns_off, header.patterns, 16)?;
+        section("position-index", header.index_off, header.index_entries, 16)?;
+        section("pattern-strength", header.strengths_off, header.patterns, 4)?;
         let info_bytes =
             &bytes[header.info_off as usize..(header.info_off + header.info_len) as usize];
         let info: BuildInfo = serde_json::from_slice(info_bytes)
             .map_err(|e| corrupt(format!("build information: {e}")))?;
-        Ok(CaseBase {
-            name,
+        let cb = CaseBase {
+            name: name.clone(),
             backing,
             header,
             info,
-        })
+        };
+        // Lookups are binary searches: a section out of order would answer wrongly, not fail.
+        if !cb.pattern_counts().windows(2).all(|w| w[0].key < w[1].key) {
+            return Err(corrupt("pattern counts are not in key order".into()));
+        }
+        if !cb
+            .position_index()
+            .windows(2)
+            .all(|w| (w[0].key, w[0].mv.0) < (w[1].key, w[1].mv.0))
+        {
+            return Err(corrupt("the position index is not in key order".into()));
+        }
+        Ok(cb)
     }
 
     fn section<T: Pod>(&self, off: u64, count: u64) -> &[T] {
@@ -368,6 +389,93 @@ impl CaseBase {
     /// The game table.
     pub fn game_records(&self) -> &[GameRecord] {
         self.section(self.header.games_off, self.header.games)
+    }
+
+    /// The pattern counts, sorted by key.
+    pub fn pattern_counts(&self) -> &[PatternCount] {
+        self.section(self.header.patterns_off, self.header.patterns)
+    }
+
+    /// The fitted log-strength of each pattern, parallel to [`CaseBase::pattern_counts`].
+    pub fn pattern_strengths(&self) -> &[f32] {
+        self.section(self.header.strengths_off, self.header.patterns)
+    }
+
+    /// The pattern counts and strengths, for lookups.
+    pub fn patterns(&self) -> PatternTable<'_> {
+        PatternTable::new(self.pattern_counts(), self.pattern_strengths())
+    }
+
+    /// The position index, sorted by (position key, move).
+    pub fn position_index(&self) -> &[IndexEntry] {
+        self.section(self.header.index_off, self.header.index_entries)
+    }
+
+    /// A case base of only the cases of game `game` (with the pattern counts and position index
+    /// those cases give): the baseline of the cases ablation, where everything learned from
+    /// games but one game's worth is gone. It lives in a temporary file, removed at once (the
+    /// map stays valid).
+    pub fn one_game(&self, game: u32) -> Result<CaseBase, CaseBaseError> {
+        let dir = tempfile::tempdir().map_err(|source| CaseBaseError::Write {
+            name: "a temporary directory".into(),
+            source,
+        })?;
+        let path = dir.path().join("one-game.cb");
+        let header = self.game(game).ok_or_else(|| CaseBaseError::Corrupt {
+            name: self.name.clone(),
+            what: format!("no game {game}"),
+        })?;
+        let mut record = self.game_records()[game as usize];
+        record.strings = 0;
+        let mut writer = CaseBaseWriter::create(&path)?;
+        let index = writer.add_game(
+            record,
+            [
+                &header.white,
+                &header.black,
+                &header.date,
+                &header.event,
+                &header.site,
+            ],
+        )?;
+        let mut cases = 0;
+        for (i, (board, meta)) in self.boards().iter().zip(self.metas()).enumerate() {
+            if meta.game == game {
+                let meta = CaseMeta {
+                    game: index,
+                    ..*meta
+                };
+                writer.add_case(self.mover(i), board, &meta)?;
+                cases += 1;
+            }
+        }
+        let info = BuildInfo {
+            tool: format!("precedent {}", env!("CARGO_PKG_VERSION")),
+            sources: vec![format!("{}, game {game}", self.name)],
+            stats: BuildStats {
+                games_read: 1,
+                games_used: 1,
+                cases,
+                ..BuildStats::default()
+            },
+            ..BuildInfo::default()
+        };
+        writer.finish(&info)?;
+        let mut one = CaseBase::open(&path)?;
+        one.name = format!("{} (game {game} only)", self.name);
+        Ok(one)
+    }
+
+    /// The moves played in the position `pos` (White to move: the mover's point of view) and
+    /// how often, from the position index.
+    pub fn exact_moves(&self, pos: &shakmaty::Chess) -> Vec<(CaseMove, u32)> {
+        let board = Planes::from_board(pos.board());
+        let (rights, ep) = position_key(pos);
+        let key = index::position_hash(&board, rights, ep);
+        index::moves_at(self.position_index(), key)
+            .iter()
+            .map(|e| (e.mv, e.count))
+            .collect()
     }
 
     /// Indices of the cases in which `side` was to move.

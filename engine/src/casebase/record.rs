@@ -4,6 +4,7 @@
 use bytemuck::{Pod, Zeroable};
 use shakmaty::{CastlingSide, Chess, EnPassantMode, Position};
 
+use super::patterns::LastMove;
 use crate::position::CaseMove;
 
 /// Everything about a case except its board, which lives in a separate flat array so that the
@@ -22,8 +23,8 @@ pub struct CaseMeta {
     pub rights: u8,
     /// En-passant file (0–7) of the position, or [`NO_EP`].
     pub ep: u8,
-    /// Padding, always zero.
-    pub pad: [u8; 2],
+    /// The opponent's move that led to the position (mover's point of view), if known.
+    pub last: LastMove,
 }
 
 /// [`CaseMeta::ep`] value for "no en-passant square".

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::casebase::patterns::{FAMILIES, Family};
 use crate::casebase::{BuildInfo, CaseBase};
 
 /// Cases of one player.
@@ -26,6 +27,15 @@ pub struct Band {
     pub cases: u64,
 }
 
+/// Distinct patterns of one family.
+#[derive(Clone, Debug, Serialize)]
+pub struct FamilyCount {
+    /// The family's name.
+    pub family: String,
+    /// Distinct patterns of this family in the case base.
+    pub patterns: u64,
+}
+
 /// What `precedent info` shows.
 #[derive(Clone, Debug, Serialize)]
 pub struct CaseBaseSummary {
@@ -43,6 +53,10 @@ pub struct CaseBaseSummary {
     pub games: u64,
     /// Cases whose mover has no rating in the PGN headers.
     pub unrated_cases: u64,
+    /// Distinct move patterns counted, per family (in family order).
+    pub patterns: Vec<FamilyCount>,
+    /// Entries of the position index (distinct position-move pairs).
+    pub index_entries: u64,
     /// The players with the most cases, most first (ties by name).
     pub top_players: Vec<PlayerCount>,
     /// Rated cases per 200-point rating band, lowest band first.
@@ -109,8 +123,28 @@ pub fn summarise(cb: &CaseBase, top: usize) -> CaseBaseSummary {
         black_cases: cb.len() as u64 - white_cases,
         games: cb.game_count() as u64,
         unrated_cases: unrated,
+        patterns: family_counts(cb),
+        index_entries: cb.position_index().len() as u64,
         top_players,
         rating_histogram,
         build: cb.info().clone(),
     }
+}
+
+/// Distinct patterns per family (the family is the key's top byte).
+fn family_counts(cb: &CaseBase) -> Vec<FamilyCount> {
+    let mut counts = [0u64; FAMILIES];
+    for p in cb.pattern_counts() {
+        if let Some(c) = counts.get_mut((p.key >> 56) as usize) {
+            *c += 1;
+        }
+    }
+    Family::ALL
+        .iter()
+        .zip(counts)
+        .map(|(family, patterns)| FamilyCount {
+            family: family.name().to_string(),
+            patterns,
+        })
+        .collect()
 }

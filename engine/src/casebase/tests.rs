@@ -44,7 +44,7 @@ fn write_sample(path: &Path) {
         mv,
         rights: 15,
         ep: NO_EP,
-        pad: [0; 2],
+        last: Default::default(),
     };
     w.add_case(Color::White, &start, &meta).expect("case");
     w.add_case(

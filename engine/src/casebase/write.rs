@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 use shakmaty::Color;
 use xxhash_rust::xxh3::Xxh3;
 
+use super::derive;
 use super::format::{ALIGN, FORMAT_VERSION, HEADER_LEN, Header, TRAILER_MAGIC, align_up};
+use super::index::IndexEntry;
+use super::patterns::{PatternCount, PatternCounter};
 use super::record::{CaseMeta, GAME_STRINGS, GameRecord};
 use super::{BuildInfo, CaseBaseError};
 use crate::board::Planes;
@@ -83,6 +86,9 @@ struct Sections {
     metas: [Spill; 2],
     games: Spill,
     strings: Spill,
+    patterns: Vec<PatternCount>,
+    strengths: Vec<f32>,
+    index: Vec<IndexEntry>,
 }
 
 impl Sections {
@@ -108,6 +114,12 @@ impl Sections {
         sink.copy(self.games.into_reader()?)?;
         sink.pad_to(header.strings_off)?;
         sink.copy(self.strings.into_reader()?)?;
+        sink.pad_to(header.patterns_off)?;
+        sink.put(bytemuck::cast_slice(&self.patterns))?;
+        sink.pad_to(header.index_off)?;
+        sink.put(bytemuck::cast_slice(&self.index))?;
+        sink.pad_to(header.strengths_off)?;
+        sink.put(bytemuck::cast_slice(&self.strengths))?;
         let digest = sink.hasher.digest();
         sink.inner.write_all(&digest.to_le_bytes())?;
         sink.inner.write_all(TRAILER_MAGIC)?;
@@ -208,14 +220,25 @@ impl CaseBaseWriter {
         (self.boards[0].len + self.boards[1].len) / 32
     }
 
-    /// Assembles the file and renames it over the output. A name ending in `.zst` is written
-    /// zstd-compressed (what the embedded default case base uses).
-    pub fn finish(self, info: &BuildInfo) -> Result<(), CaseBaseError> {
+    /// Derives the pattern counts and the position index from every case added, assembles the
+    /// file and renames it over the output. A name ending in `.zst` is written zstd-compressed
+    /// (what the embedded default case base uses).
+    pub fn finish(mut self, info: &BuildInfo) -> Result<(), CaseBaseError> {
         let out = self.out.clone();
         let err = |source| CaseBaseError::Write {
             name: out.display().to_string(),
             source,
         };
+        let (mut patterns, mut strengths, index) = self.derive().map_err(err)?;
+        let min = info.options.min_pattern_count;
+        if min > 1 {
+            // After the strength fit, which needs every pattern of every legal move.
+            let keep: Vec<bool> = patterns.iter().map(|p| p.available >= min).collect();
+            let mut flags = keep.iter();
+            strengths.retain(|_| *flags.next().unwrap_or(&false));
+            let mut flags = keep.iter();
+            patterns.retain(|_| *flags.next().unwrap_or(&false));
+        }
         let info_json = serde_json::to_vec(info).map_err(|e| err(io::Error::other(e)))?;
         let white = self.boards[0].len / 32;
         let cases = white + self.boards[1].len / 32;
@@ -233,6 +256,11 @@ impl CaseBaseWriter {
         header.games_off = align_up(header.metas_off + cases * 12);
         header.strings_off = align_up(header.games_off + self.game_count * 24);
         header.strings_len = self.strings.len;
+        header.patterns_off = align_up(header.strings_off + header.strings_len);
+        header.patterns = patterns.len() as u64;
+        header.index_off = align_up(header.patterns_off + header.patterns * 16);
+        header.index_entries = index.len() as u64;
+        header.strengths_off = align_up(header.index_off + header.index_entries * 16);
 
         let compress = out.extension().is_some_and(|e| e == "zst");
         let tmp = tempfile::Builder::new()
@@ -247,6 +275,9 @@ impl CaseBaseWriter {
             metas: self.metas,
             games: self.games,
             strings: self.strings,
+            patterns,
+            strengths,
+            index,
         };
         if compress {
             let mut enc = zstd::Encoder::new(file, 19).map_err(err)?;
@@ -270,6 +301,72 @@ impl CaseBaseWriter {
         tmp.persist(&out).map_err(|e| err(e.error))?;
         Ok(())
     }
+}
+
+impl CaseBaseWriter {
+    /// The pattern counts and position index of the cases spilled so far, read back a run at a
+    /// time.
+    fn derive(&mut self) -> io::Result<(Vec<PatternCount>, Vec<f32>, Vec<IndexEntry>)> {
+        const RUN: usize = 1 << 20;
+        let mut counter = PatternCounter::new();
+        let mut pairs = Vec::new();
+        for side in 0..2 {
+            let mut boards: Vec<Planes> = Vec::new();
+            let mut metas: Vec<CaseMeta> = Vec::new();
+            let mut done = 0usize;
+            let total = (self.boards[side].len / 32) as usize;
+            // Boards and metas are read in the same runs, one spill after the other.
+            while done < total {
+                let n = (total - done).min(RUN);
+                boards.clear();
+                metas.clear();
+                read_range(&mut self.boards[side], done, n, &mut boards)?;
+                read_range(&mut self.metas[side], done, n, &mut metas)?;
+                let (c, p) = derive::derive(&boards, &metas);
+                counter.absorb(c);
+                pairs.extend(p);
+                done += n;
+            }
+        }
+        let (patterns, index) = derive::finish(counter, pairs);
+        // The strengths need every case again, with the finished counts.
+        let cases = ((self.boards[0].len + self.boards[1].len) / 32) as usize;
+        let mut fitter = derive::StrengthFit::new(&patterns, cases);
+        for side in 0..2 {
+            let total = (self.boards[side].len / 32) as usize;
+            let mut done = 0usize;
+            let (mut boards, mut metas): (Vec<Planes>, Vec<CaseMeta>) = (Vec::new(), Vec::new());
+            while done < total {
+                let n = (total - done).min(RUN);
+                boards.clear();
+                metas.clear();
+                read_range(&mut self.boards[side], done, n, &mut boards)?;
+                read_range(&mut self.metas[side], done, n, &mut metas)?;
+                fitter.add(&boards, &metas);
+                done += n;
+            }
+        }
+        let strengths = fitter.fit();
+        Ok((patterns, strengths, index))
+    }
+}
+
+/// Reads records `start..start + n` of a spill into `out`, leaving the spill ready to append
+/// or assemble.
+fn read_range<T: bytemuck::Pod>(
+    spill: &mut Spill,
+    start: usize,
+    n: usize,
+    out: &mut Vec<T>,
+) -> io::Result<()> {
+    spill.file.flush()?;
+    let size = size_of::<T>();
+    let file = spill.file.get_mut();
+    file.seek(io::SeekFrom::Start((start * size) as u64))?;
+    out.resize(n, T::zeroed());
+    file.read_exact(bytemuck::cast_slice_mut(out))?;
+    file.seek(io::SeekFrom::End(0))?;
+    Ok(())
 }
 
 fn out_dir(out: &Path) -> PathBuf {

@@ -5,17 +5,92 @@
 use serde::Serialize;
 
 use crate::adapt::reuse::ReuseConfig;
+use crate::model::ModelConfig;
 use crate::revise::ReviseConfig;
 
+/// How the engine picks its move among the legal ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    /// The move the model finds most probable for a player of the case base: imitation.
+    #[default]
+    Imitate,
+    /// A move drawn from the model's probabilities (at a temperature): a sparring partner that
+    /// errs like a person.
+    Human,
+    /// The strongest: the search's best value, the cases breaking ties between equal moves.
+    Best,
+}
+
+impl std::str::FromStr for Style {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Style, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "imitate" => Ok(Style::Imitate),
+            "human" => Ok(Style::Human),
+            "best" => Ok(Style::Best),
+            _ => Err(format!("unknown style {s:?} (imitate, human or best)")),
+        }
+    }
+}
+
+impl std::fmt::Display for Style {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Style::Imitate => "imitate",
+            Style::Human => "human",
+            Style::Best => "best",
+        })
+    }
+}
+
 /// Everything that decides how the engine chooses a move.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct EngineConfig {
+    /// How the move is picked.
+    pub style: Style,
+    /// `human` style: moves are drawn with probability ∝ P^(1/temperature); 1 = the model's own
+    /// distribution, lower = more like `imitate`.
+    pub temperature: f64,
     /// Retrieval, adaptation and the vote.
     #[serde(flatten)]
     pub reuse: ReuseConfig,
     /// The revise stage (a tactical check of the cases' proposals).
     pub revise: ReviseConfig,
+    /// The move model's weights (fitted by `precedent fit`).
+    pub model: ModelConfig,
+}
+
+/// The parameter file of the embedded default case base, fitted on games outside it.
+const DEFAULT_PARAMS: &str = include_str!("../../../casebases/default.toml");
+
+impl Default for EngineConfig {
+    /// The defaults, with the move model fitted for the embedded case base.
+    fn default() -> EngineConfig {
+        static FITTED: std::sync::OnceLock<ModelConfig> = std::sync::OnceLock::new();
+        // Only the model is read here: parsing a whole EngineConfig would call this function
+        // for its defaults, from inside the initialisation.
+        #[derive(serde::Deserialize)]
+        struct Fitted {
+            #[serde(default)]
+            model: ModelConfig,
+        }
+        let model = FITTED
+            .get_or_init(|| {
+                toml::from_str::<Fitted>(DEFAULT_PARAMS)
+                    .map(|f| f.model)
+                    .unwrap_or_default()
+            })
+            .clone();
+        EngineConfig {
+            style: Style::default(),
+            temperature: 1.0,
+            reuse: ReuseConfig::default(),
+            revise: ReviseConfig::default(),
+            model,
+        }
+    }
 }
 
 impl EngineConfig {
@@ -40,6 +115,16 @@ impl EngineConfig {
 mod params_tests {
     use super::*;
     use crate::retrieve::Mode;
+
+    #[test]
+    fn the_embedded_parameter_file_parses_with_a_model() {
+        let cfg: EngineConfig = toml::from_str(DEFAULT_PARAMS).expect("default.toml parses");
+        assert!(
+            !cfg.model.is_empty(),
+            "the default case base ships fitted weights"
+        );
+        assert_eq!(EngineConfig::default().model, cfg.model);
+    }
 
     #[test]
     fn parameter_files_round_trip_and_fill_defaults() {

@@ -2,17 +2,124 @@
 //! how the cases voted and what the search said of their proposals. One writer for every
 //! front end: UCI sends each line as `info string …`, `precedent go` prints them.
 
-use crate::adapt::reuse::Decision;
-use crate::engine::Thought;
+use crate::adapt::reuse::{CaseRef, Decision};
+use crate::engine::config::Style;
+use crate::engine::{Judgement, Thought};
 use crate::revise::{Revised, describe_value};
 
 /// The explanation of a move, a line each.
 pub fn explain(t: &Thought) -> Vec<String> {
+    if let Some(j) = &t.judged {
+        return judgement(t, j);
+    }
     let mut lines = decision(&t.decision);
     if let Some(r) = &t.revised {
         lines.extend(revision(r));
     }
     lines
+}
+
+/// A move in short algebraic notation, in `pos`.
+fn san(pos: &shakmaty::Chess, m: shakmaty::Move) -> String {
+    shakmaty::san::San::from_move(pos, m).to_string()
+}
+
+/// Lines explaining the move model's choice: the probabilities, what the case base and the
+/// search each said of the move, and the precedent game.
+fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
+    let pos = &j.position;
+    let mut out = Vec::new();
+    let ranked = j.ranked();
+    let others: Vec<String> = ranked
+        .iter()
+        .filter(|(i, _)| *i != j.chosen)
+        .take(3)
+        .map(|(i, p)| format!("{} {:.0}%", san(pos, j.evidence.moves[*i]), p * 100.0))
+        .collect();
+    let chosen = san(pos, t.mv);
+    let how = match t.style {
+        Style::Human => "drawn from the model's probabilities",
+        _ => "the model's most probable move",
+    };
+    out.push(format!(
+        "model ({}): {chosen} {:.0}%, {how}; then {}",
+        t.style,
+        j.probabilities[j.chosen] * 100.0,
+        others.join(", ")
+    ));
+    let (cases, search) = j.contributions(j.chosen);
+    let x = &j.evidence.features[j.chosen];
+    let exact = if x[crate::model::EXACT_FEATURE] != 0.0 {
+        ", played in this exact position before"
+    } else {
+        ""
+    };
+    out.push(format!(
+        "cases: {cases:+.2} for {chosen} against an average legal move (patterns of this case base's players, the nearest cases' vote{exact})"
+    ));
+    match j.value(j.chosen) {
+        Some((v, exact)) => {
+            let depth = j.search.as_ref().map_or(0, |r| r.depth);
+            let best = j.search.as_ref().map(|r| &r.best);
+            let best_text = best
+                .filter(|b| b.mv != t.mv)
+                .map(|b| format!("; best {} {}", san(pos, b.mv), describe_value(b.value)))
+                .unwrap_or_else(|| "; the search's best".to_string());
+            out.push(format!(
+                "search: {search:+.2} for {chosen}: {}{} at depth {depth}{best_text}",
+                if exact { "" } else { "at most " },
+                describe_value(v)
+            ));
+        }
+        None => out.push("search: no iteration completed in time".to_string()),
+    }
+    let d = &t.decision;
+    let precedent = d
+        .cases
+        .iter()
+        .find(|c| c.adapted == t.bestmove)
+        .or(d.cases.first());
+    if let Some(c) = precedent {
+        out.extend(case_lines(c));
+    }
+    out.push(format!(
+        "scanned {} of {} cases in {} ms",
+        d.scanned,
+        d.total,
+        d.elapsed.as_millis()
+    ));
+    out
+}
+
+/// Where a case comes from and how it relates to the position.
+fn case_lines(c: &CaseRef) -> Vec<String> {
+    let g = &c.game;
+    let elo = |e: Option<u16>| e.map(|e| format!(" ({e})")).unwrap_or_default();
+    let site = if g.site.starts_with("http") {
+        format!(" {}", g.site)
+    } else {
+        String::new()
+    };
+    vec![
+        format!(
+            "case: {}{} vs {}{}, {}, move {}, {} to move{site}",
+            g.white,
+            elo(g.white_elo),
+            g.black,
+            elo(g.black_elo),
+            g.year().unwrap_or("?"),
+            c.move_number(),
+            c.mover
+        ),
+        format!(
+            "similarity {:.3} ({}/256){}: the case played {}, adapted here to {}",
+            c.similarity,
+            c.score256,
+            if c.exact { ", exact match" } else { "" },
+            c.case_move,
+            c.adapted
+        ),
+    ]
 }
 
 /// Lines explaining the verifier's verdicts.
@@ -45,35 +152,7 @@ fn decision(d: &Decision) -> Vec<String> {
     }
     let Some(w) = d.winner() else { return out };
     if let Some(c) = d.cases.get(w.best_case) {
-        let g = &c.game;
-        let elo = |e: Option<u16>| e.map(|e| format!(" ({e})")).unwrap_or_default();
-        let year = g
-            .date
-            .get(..4)
-            .filter(|y| y.bytes().all(|b| b.is_ascii_digit()))
-            .unwrap_or("?");
-        let site = if g.site.starts_with("http") {
-            format!(" {}", g.site)
-        } else {
-            String::new()
-        };
-        out.push(format!(
-            "case: {}{} vs {}{}, {year}, move {}, {} to move{site}",
-            g.white,
-            elo(g.white_elo),
-            g.black,
-            elo(g.black_elo),
-            c.move_number(),
-            c.mover
-        ));
-        out.push(format!(
-            "similarity {:.3} ({}/256){}: the case played {}, adapted here to {}",
-            c.similarity,
-            c.score256,
-            if c.exact { ", exact match" } else { "" },
-            c.case_move,
-            c.adapted
-        ));
+        out.extend(case_lines(c));
     }
     let expected = w
         .expected

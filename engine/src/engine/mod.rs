@@ -9,14 +9,17 @@ pub mod timeman;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use shakmaty::{CastlingMode, Chess, Move};
+use shakmaty::{CastlingMode, Move, Position};
 
 use crate::adapt::reuse::{Decision, NoLegalMove, ReuseLimits, expected_to_cp, reuse};
 use crate::casebase::CaseBase;
-use crate::engine::config::EngineConfig;
-use crate::revise::search::mate_in;
+use crate::casebase::patterns::{LastMove, MoveContext};
+use crate::engine::config::{EngineConfig, Style};
+use crate::model::{Evidence, FIRST_SEARCH_FEATURE, N_FEATURES, evidence};
+use crate::position::{Game, legal_moves_within};
+use crate::revise::search::{RootResult, mate_in};
 use crate::revise::tt::TranspositionTable;
-use crate::revise::{ReviseLimits, Revised, revise};
+use crate::revise::{ReviseLimits, Revised, analyse, revise};
 
 /// Search depth when a caller gives no limit of any kind.
 pub const UNLIMITED_DEPTH: u32 = 6;
@@ -68,33 +71,134 @@ impl EngineScore {
     }
 }
 
+/// What the move model made of a position.
+#[derive(Clone, Debug)]
+pub struct Judgement {
+    /// Every legal move's features.
+    pub evidence: Evidence,
+    /// The probability of each move of `evidence`, for a player of the case base.
+    pub probabilities: Vec<f64>,
+    /// The search behind the search features (`None` if it completed no iteration).
+    pub search: Option<RootResult>,
+    /// The moves the search's values belong to, in order.
+    pub root: Vec<Move>,
+    /// Index (into `evidence.moves`) of the move played.
+    pub chosen: usize,
+    /// The model's weights it was judged with.
+    pub weights: [f64; N_FEATURES],
+    /// The position judged.
+    pub position: shakmaty::Chess,
+}
+
+impl Judgement {
+    /// How much the case base's features and the search's features raise move `j`'s log-odds
+    /// above an average legal move's: (cases, search).
+    pub fn contributions(&self, j: usize) -> (f64, f64) {
+        let n = self.evidence.features.len().max(1) as f64;
+        let mut push = [0.0; 2];
+        for k in 0..N_FEATURES {
+            let mean = self.evidence.features.iter().map(|x| x[k]).sum::<f64>() / n;
+            let Some(x) = self.evidence.features.get(j) else {
+                break;
+            };
+            push[usize::from(k >= FIRST_SEARCH_FEATURE)] += self.weights[k] * (x[k] - mean);
+        }
+        (push[0], push[1])
+    }
+
+    /// The moves by probability, most probable first: (index into `evidence.moves`, P).
+    pub fn ranked(&self) -> Vec<(usize, f64)> {
+        let mut r: Vec<(usize, f64)> = self.probabilities.iter().copied().enumerate().collect();
+        r.sort_by(|a, b| b.1.total_cmp(&a.1));
+        r
+    }
+
+    /// The search's value of move `j` of the evidence at its last iteration: (value, exact).
+    pub fn value(&self, j: usize) -> Option<(i32, bool)> {
+        let m = self.evidence.moves.get(j)?;
+        let i = self.root.iter().position(|r| r == m)?;
+        let r = self.search.as_ref()?.values.get(i)?;
+        Some((r.value, r.exact))
+    }
+
+    /// The search's principal variation after move `j` of the evidence.
+    pub fn pv(&self, j: usize) -> Vec<Move> {
+        let Some(m) = self.evidence.moves.get(j) else {
+            return Vec::new();
+        };
+        self.root
+            .iter()
+            .position(|r| r == m)
+            .and_then(|i| self.search.as_ref()?.values.get(i))
+            .map_or_else(|| vec![*m], |r| r.pv.clone())
+    }
+}
+
 /// A move, with everything that led to it.
 #[derive(Clone, Debug)]
 pub struct Thought {
-    /// The cases' proposal.
+    /// The cases' proposal (the nearest cases' vote).
     pub decision: Decision,
-    /// The verifier's verdict (`None` when revise is off or had no time).
+    /// The verifier's verdict (`best` style; `None` when revise is off or had no time).
     pub revised: Option<Revised>,
+    /// The move model's judgement (`imitate` and `human` styles).
+    pub judged: Option<Judgement>,
+    /// The style the move was chosen in.
+    pub style: Style,
     /// The move to play.
     pub mv: Move,
     /// It in UCI notation.
     pub bestmove: String,
-    /// The score: the verifier's value, or the cases' expected result.
+    /// The score: the search's value, or the cases' expected result.
     pub score: EngineScore,
     /// Time taken.
     pub elapsed: Duration,
 }
 
-/// Thinks about `pos`; the revise search uses (and fills) `tt`.
+/// The limits of the search after retrieval: half the remaining time as the soft limit (no
+/// new iteration would finish), the deadline as the hard one, and a depth cap when nothing else
+/// would end it.
+fn revise_limits<'a>(limits: &ThinkLimits<'a>) -> ReviseLimits<'a> {
+    let now = Instant::now();
+    let soft = limits
+        .deadline
+        .map(|d| now + d.saturating_duration_since(now).mul_f64(0.5));
+    let unlimited = limits.deadline.is_none()
+        && limits.max_depth.is_none()
+        && limits.max_nodes.is_none()
+        && limits.stop.is_none();
+    ReviseLimits {
+        soft,
+        hard: limits.deadline,
+        stop: limits.stop,
+        max_depth: if unlimited {
+            Some(UNLIMITED_DEPTH)
+        } else {
+            limits.max_depth
+        },
+        max_nodes: limits.max_nodes,
+        moves: limits.moves,
+        progress: limits.progress,
+    }
+}
+
+/// Thinks about the position of `game`; the search uses (and fills) `tt`.
+///
+/// With revise off, the nearest cases' vote decides (the thesis' reasoner). With revise on, the
+/// style decides: `best` checks the best-voted candidates with the search and plays the best
+/// within the tolerance; `imitate` and `human` search every move, combine what the search and
+/// the case base say in the move model and play its most probable move, or a move drawn from
+/// its probabilities.
 pub fn think(
     cb: &CaseBase,
-    pos: &Chess,
+    game: &Game,
     cfg: &EngineConfig,
     limits: ThinkLimits<'_>,
     castling: CastlingMode,
     tt: &mut TranspositionTable,
 ) -> Result<Thought, NoLegalMove> {
     let started = Instant::now();
+    let pos = &game.position;
     let revising = cfg.revise.enabled;
     let retrieval_deadline = match limits.deadline {
         Some(d) if revising => Some(
@@ -115,51 +219,218 @@ pub fn think(
         },
         castling,
     )?;
-    let revised = if revising {
-        let now = Instant::now();
-        // Start no new iteration past the middle of the remaining time: the next one would
-        // rarely finish.
-        let soft = limits
-            .deadline
-            .map(|d| now + d.saturating_duration_since(now).mul_f64(0.5));
-        // Without any limit at all the search would never end: cap its depth.
-        let unlimited = limits.deadline.is_none()
-            && limits.max_depth.is_none()
-            && limits.max_nodes.is_none()
-            && limits.stop.is_none();
-        let rl = ReviseLimits {
-            soft,
-            hard: limits.deadline,
-            stop: limits.stop,
-            max_depth: if unlimited {
-                Some(UNLIMITED_DEPTH)
-            } else {
-                limits.max_depth
-            },
-            max_nodes: limits.max_nodes,
-            moves: limits.moves,
-            progress: limits.progress,
-        };
-        revise(pos, &decision, &cfg.revise, rl, castling, tt)
+    let modelled = revising && cfg.style != Style::Best && !cfg.model.is_empty();
+    let (revised, judged) = if modelled {
+        (None, Some(judge(cb, game, &decision, cfg, &limits, tt)))
+    } else if revising {
+        let revised = revise(
+            pos,
+            &decision,
+            &cfg.revise,
+            revise_limits(&limits),
+            castling,
+            tt,
+        );
+        (revised, None)
     } else {
-        None
+        (None, None)
     };
-    let (mv, bestmove, score) = match &revised {
-        Some(r) => (r.mv, r.bestmove.clone(), EngineScore::from_value(r.value)),
-        None => {
+    let (mv, score) = match (&judged, &revised) {
+        (Some(j), _) => {
+            let mv = j.evidence.moves[j.chosen];
+            let score = j
+                .value(j.chosen)
+                .map_or(EngineScore::Cp(0), |(v, _)| EngineScore::from_value(v));
+            (mv, score)
+        }
+        (None, Some(r)) => (r.mv, EngineScore::from_value(r.value)),
+        (None, None) => {
             let cp = decision
                 .winner()
                 .and_then(|w| w.expected)
                 .map_or(0, expected_to_cp);
-            (decision.mv, decision.bestmove.clone(), EngineScore::Cp(cp))
+            (decision.mv, EngineScore::Cp(cp))
         }
     };
     Ok(Thought {
         decision,
         revised,
+        judged,
+        style: if modelled { cfg.style } else { Style::Best },
+        bestmove: mv.to_uci(castling).to_string(),
         mv,
-        bestmove,
         score,
         elapsed: started.elapsed(),
     })
+}
+
+/// The move model's judgement of a position from scratch: retrieve and vote (within the first
+/// share of the time), search every legal move, gather the evidence and pick by `cfg.style`.
+/// What `precedent fit` learns from; [`think`] does the same when its style uses the model.
+pub fn judge_position(
+    cb: &CaseBase,
+    game: &Game,
+    cfg: &EngineConfig,
+    limits: ThinkLimits<'_>,
+    castling: CastlingMode,
+    tt: &mut TranspositionTable,
+) -> Result<(Decision, Judgement), NoLegalMove> {
+    let started = Instant::now();
+    let retrieval_deadline = limits.deadline.map(|d| {
+        started
+            + d.saturating_duration_since(started)
+                .mul_f64(RETRIEVAL_SHARE)
+    });
+    let decision = reuse(
+        cb,
+        &game.position,
+        &cfg.reuse,
+        ReuseLimits {
+            deadline: retrieval_deadline,
+            stop: limits.stop,
+            moves: limits.moves,
+        },
+        castling,
+    )?;
+    let judged = judge(cb, game, &decision, cfg, &limits, tt);
+    Ok((decision, judged))
+}
+
+/// The move model's judgement: search every legal move (the cases' favourites first), gather
+/// the evidence, and pick by style.
+fn judge(
+    cb: &CaseBase,
+    game: &Game,
+    decision: &Decision,
+    cfg: &EngineConfig,
+    limits: &ThinkLimits<'_>,
+    tt: &mut TranspositionTable,
+) -> Judgement {
+    let pos = &game.position;
+    let legal = legal_moves_within(pos, limits.moves);
+    // The cases' candidates first: the search's first window comes from a likely move.
+    let mut root: Vec<Move> = decision
+        .candidates
+        .iter()
+        .map(|c| c.mv)
+        .filter(|m| legal.contains(m))
+        .collect();
+    let others: Vec<Move> = legal
+        .iter()
+        .filter(|m| !root.contains(m))
+        .copied()
+        .collect();
+    root.extend(others);
+    let search = analyse(
+        pos,
+        &root,
+        cfg.revise.margin,
+        revise_limits(limits),
+        cfg.revise.max_depth,
+        tt,
+    );
+    let ctx = MoveContext {
+        ply: game.ply(),
+        last: LastMove::of(game.last_move.as_ref(), pos.turn()),
+    };
+    let votes = decision.votes();
+    let evidence = evidence(
+        cb,
+        pos,
+        ctx,
+        Some(&votes),
+        search
+            .as_ref()
+            .map(|r| (root.as_slice(), r.iterations.as_slice())),
+        cfg.model.smoothing,
+    );
+    let mut probabilities = cfg.model.probabilities(&evidence);
+    // `searchmoves`: only the allowed moves keep their probability.
+    if legal.len() < evidence.moves.len() {
+        for (p, m) in probabilities.iter_mut().zip(&evidence.moves) {
+            if !legal.contains(m) {
+                *p = 0.0;
+            }
+        }
+        let sum: f64 = probabilities.iter().sum();
+        if sum > 0.0 {
+            probabilities.iter_mut().for_each(|p| *p /= sum);
+        }
+    }
+    let chosen = match cfg.style {
+        // A seeded engine draws the same move in the same position, and different draws in
+        // different positions.
+        Style::Human => {
+            use shakmaty::zobrist::Zobrist64;
+            let key = pos
+                .zobrist_hash::<Zobrist64>(shakmaty::EnPassantMode::Legal)
+                .0;
+            draw(
+                &probabilities,
+                cfg.temperature,
+                cfg.reuse.seed.map(|s| s ^ key),
+            )
+        }
+        Style::Imitate | Style::Best => probabilities
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map_or(0, |(i, _)| i),
+    };
+    Judgement {
+        evidence,
+        probabilities,
+        search,
+        root,
+        chosen,
+        weights: cfg.model.vector(),
+        position: pos.clone(),
+    }
+}
+
+/// A move index drawn with probability ∝ p^(1/temperature) (seeded, or fresh when `seed` is
+/// `None`).
+fn draw(p: &[f64], temperature: f64, seed: Option<u64>) -> usize {
+    use rand::{Rng, SeedableRng};
+    let t = temperature.max(1e-3);
+    let w: Vec<f64> = p.iter().map(|q| q.powf(1.0 / t)).collect();
+    let total: f64 = w.iter().sum();
+    if !(total > 0.0 && total.is_finite()) {
+        return 0;
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed.unwrap_or_else(rand::random));
+    let mut u = rng.random::<f64>() * total;
+    for (i, x) in w.iter().enumerate() {
+        if u < *x {
+            return i;
+        }
+        u -= x;
+    }
+    w.iter().rposition(|x| *x > 0.0).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_follow_the_probabilities_and_the_temperature() {
+        let p = [0.7, 0.2, 0.1, 0.0];
+        let count = |t: f64| {
+            let mut n = [0usize; 4];
+            for seed in 0..4000 {
+                n[draw(&p, t, Some(seed))] += 1;
+            }
+            n
+        };
+        let n = count(1.0);
+        assert_eq!(n[3], 0, "a move of probability 0 is never drawn");
+        assert!((2600..3000).contains(&n[0]), "{n:?}");
+        assert!((650..950).contains(&n[1]), "{n:?}");
+        // Cold: nearly always the most probable; hot: flatter.
+        assert!(count(0.05)[0] > 3990);
+        assert!(count(3.0)[0] < 2400);
+        // Same seed, same move.
+        assert_eq!(draw(&p, 1.0, Some(9)), draw(&p, 1.0, Some(9)));
+    }
 }

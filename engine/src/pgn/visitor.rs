@@ -114,6 +114,8 @@ pub struct Mover {
     pub mv: Move,
     /// Index of the move in the game's movetext (0 = first move).
     pub ply: u32,
+    /// The move before it (the opponent's), if the game had one.
+    pub last: Option<Move>,
 }
 
 /// The current game, as far as the visitor has read it.
@@ -138,6 +140,8 @@ pub struct GameVisitor {
     selection: Selection,
     game: ParsedGame,
     tags: ParseTags,
+    /// The move played last in the current game.
+    last: Option<Move>,
     pos: Chess,
     selected_side: [bool; 2],
     missing_rating: bool,
@@ -152,6 +156,7 @@ impl GameVisitor {
             selection,
             game: ParsedGame::default(),
             tags: ParseTags::default(),
+            last: None,
             pos: Chess::default(),
             selected_side: [false; 2],
             missing_rating: false,
@@ -229,6 +234,7 @@ impl Visitor for GameVisitor {
         self.game.selected.clear();
         self.game.detail.clear();
         self.game.plies = 0;
+        self.last = None;
         self.error = None;
         ControlFlow::Continue(())
     }
@@ -326,8 +332,10 @@ impl Visitor for GameVisitor {
                 pos: self.pos.clone(),
                 mv: m,
                 ply: self.game.plies,
+                last: self.last,
             });
         }
+        self.last = Some(m);
         self.pos.play_unchecked(m);
         self.game.plies += 1;
         ControlFlow::Continue(())

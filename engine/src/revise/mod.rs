@@ -31,6 +31,9 @@ pub struct ReviseConfig {
     pub candidates: usize,
     /// Deepest iteration of the search.
     pub max_depth: u32,
+    /// For the move model: moves within this many centipawns of the best get exact values at
+    /// every iteration (beyond the first [`WIDE_DEPTHS`], which give nearly all moves one).
+    pub margin: i32,
 }
 
 /// Tolerance measured with `eval --judge` (500 held-out positions, movers 1400–1799, 100 ms,
@@ -45,6 +48,7 @@ impl Default for ReviseConfig {
             tolerance: 0,
             candidates: 8,
             max_depth: 64,
+            margin: 100,
         }
     }
 }
@@ -124,6 +128,42 @@ pub struct ReviseLimits<'a> {
     /// Called after every completed search iteration.
     pub progress: Option<&'a (dyn Fn(&search::RootResult) + Sync)>,
 }
+
+/// Searches every move of `root` (legal moves of `pos`, the likeliest first) with exact values
+/// for all those within `margin` centipawns of the best (within [`WIDE_MARGIN`] for the first
+/// [`WIDE_DEPTHS`] iterations, which cost little), at every iteration: what each move looks like
+/// after one, two, three plies and deeper, for the move model. `None` when not even depth 1
+/// completed.
+pub fn analyse(
+    pos: &Chess,
+    root: &[Move],
+    margin: i32,
+    limits: ReviseLimits<'_>,
+    max_depth: u32,
+    tt: &mut TranspositionTable,
+) -> Option<search::RootResult> {
+    let search_limits = SearchLimits {
+        hard: limits.hard,
+        soft: limits.soft,
+        stop: limits.stop,
+        max_depth: limits.max_depth.unwrap_or(max_depth).min(max_depth).max(1),
+        max_nodes: limits.max_nodes,
+        progress: limits.progress,
+    };
+    let tolerance = |depth: u32| {
+        if depth <= WIDE_DEPTHS {
+            WIDE_MARGIN
+        } else {
+            margin
+        }
+    };
+    Searcher::new(search_limits, tt).search_root(pos, root, root.len(), tolerance)
+}
+
+/// Iterations of [`analyse`] that give every move within [`WIDE_MARGIN`] an exact value.
+pub const WIDE_DEPTHS: u32 = 2;
+/// Their margin, centipawns: ten pawns, nearly every move.
+pub const WIDE_MARGIN: i32 = 1000;
 
 /// A score as centipawns text ("+0.35", "mate in 2").
 pub fn describe_value(v: i32) -> String {
@@ -231,7 +271,8 @@ pub fn revise(
         progress: limits.progress,
     };
     let mut searcher = Searcher::new(search_limits, tt);
-    let result = searcher.search_root(pos, &root, candidates.len(), cfg.tolerance.max(0))?;
+    let tolerance = cfg.tolerance.max(0);
+    let result = searcher.search_root(pos, &root, candidates.len(), |_| tolerance)?;
     let best = result.best.clone();
     let mut verdicts = Vec::new();
     let mut chosen: Option<&RootValue> = None;

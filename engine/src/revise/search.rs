@@ -50,6 +50,16 @@ pub struct RootValue {
     pub pv: Vec<Move>,
 }
 
+/// The root moves' values after one completed iteration, in the order the moves were given:
+/// `(value, exact)`, an upper bound when not exact.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Iteration {
+    /// Its depth.
+    pub depth: u32,
+    /// One per root move.
+    pub values: Vec<(i32, bool)>,
+}
+
 /// What the root search found.
 #[derive(Clone, Debug)]
 pub struct RootResult {
@@ -63,6 +73,8 @@ pub struct RootResult {
     pub values: Vec<RootValue>,
     /// The best move and its value.
     pub best: RootValue,
+    /// Every completed iteration, shallowest first (what a move looked like at each depth).
+    pub iterations: Vec<Iteration>,
 }
 
 /// The search state.
@@ -336,7 +348,7 @@ impl<'a, 't> Searcher<'a, 't> {
     }
 
     /// Iterative deepening over `root_moves` (legal moves of `pos`; the first `exact_count`
-    /// of them get exact values within `tolerance` of the best, the others only need to be
+    /// of them get exact values within `tolerance(depth)` of the best, the others only need to be
     /// shown worse than the best). Returns the last completed iteration, or `None` if not even
     /// depth 1 completed.
     pub fn search_root(
@@ -344,7 +356,7 @@ impl<'a, 't> Searcher<'a, 't> {
         pos: &Chess,
         root_moves: &[Move],
         exact_count: usize,
-        tolerance: i32,
+        tolerance: impl Fn(u32) -> i32,
     ) -> Option<RootResult> {
         if root_moves.is_empty() {
             return None;
@@ -352,6 +364,7 @@ impl<'a, 't> Searcher<'a, 't> {
         let hash = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
         let mut order: Vec<usize> = (0..root_moves.len()).collect();
         let mut done: Option<RootResult> = None;
+        let mut iterations: Vec<Iteration> = Vec::new();
         for depth in 1..=self.limits.max_depth.max(1) {
             if depth > 1 && self.limits.soft.is_some_and(|t| Instant::now() >= t) {
                 break;
@@ -370,7 +383,7 @@ impl<'a, 't> Searcher<'a, 't> {
                     (-self.negamax(&next, child, d, 1, -INF, INF), true)
                 } else if i < exact_count {
                     // A candidate: exact if it is within the tolerance of the best.
-                    let lower = best - tolerance - 1;
+                    let lower = best - tolerance(depth).max(0) - 1;
                     let v = -self.negamax(&next, child, d, 1, -INF, -lower);
                     (v, v > lower)
                 } else {
@@ -417,12 +430,17 @@ impl<'a, 't> Searcher<'a, 't> {
                 .max_by_key(|r| r.value)
                 .cloned()
                 .unwrap_or_else(|| result_values[0].clone());
+            iterations.push(Iteration {
+                depth,
+                values: result_values.iter().map(|r| (r.value, r.exact)).collect(),
+            });
             done = Some(RootResult {
                 depth,
                 seldepth: self.seldepth,
                 nodes: self.nodes,
                 values: result_values,
                 best: best_value,
+                iterations: iterations.clone(),
             });
             if let (Some(report), Some(r)) = (self.limits.progress, done.as_ref()) {
                 report(r);
@@ -430,13 +448,19 @@ impl<'a, 't> Searcher<'a, 't> {
             if self.stopped {
                 break;
             }
-            // Next iteration: candidates first in their given order, the others by value.
+            // Next iteration: the best move first (its value narrows every later window), then
+            // the candidates in their given order, then the others by value.
             let vals = values;
+            let best_index = (0..root_moves.len())
+                .filter(|&i| vals[i].is_some_and(|v| v.1))
+                .max_by_key(|&i| (vals[i].map_or(-INF, |v| v.0), std::cmp::Reverse(i)));
             order.sort_by_key(|&i| {
-                if i < exact_count {
-                    (0, i as i32)
+                if Some(i) == best_index {
+                    (0, 0)
+                } else if i < exact_count {
+                    (1, i as i32)
                 } else {
-                    (1, -vals[i].map_or(-INF, |v| v.0))
+                    (2, -vals[i].map_or(-INF, |v| v.0))
                 }
             });
             if best.abs() > MATE_BOUND && depth as i32 > (MATE - best.abs()) + 1 {
@@ -479,7 +503,7 @@ mod tests {
             },
             &mut tt,
         );
-        let r = s.search_root(&pos, &moves, 0, 0).expect("a result");
+        let r = s.search_root(&pos, &moves, 0, |_| 0).expect("a result");
         (
             r.best.mv.to_uci(CastlingMode::Standard).to_string(),
             r.best.value,
@@ -519,7 +543,7 @@ mod tests {
             .into_iter()
             .find(|m| m.to_uci(CastlingMode::Standard).to_string() == "d2d5")
             .expect("Qxd5 is legal");
-        let r = s.search_root(&pos, &[qxd5], 1, 10_000).expect("result");
+        let r = s.search_root(&pos, &[qxd5], 1, |_| 10_000).expect("result");
         // After Qxd5 exd5 White has a bare king against king and pawn (about -100); the
         // capture alone would have looked like +900.
         assert!(r.values[0].value < 0, "value {}", r.values[0].value);

@@ -26,7 +26,7 @@ use crate::engine::config::EngineConfig;
 use crate::engine::explain::explain;
 use crate::engine::timeman::{Clock, budget};
 use crate::engine::{EngineScore, ThinkLimits, Thought, think};
-use crate::position::{parse_fen, play_moves};
+use crate::position::{Game, parse_fen, play_line};
 use crate::revise::search::RootResult;
 use crate::revise::tt::TranspositionTable;
 use command::{Command, GoParams, parse};
@@ -84,7 +84,7 @@ pub struct Engine {
     options: Options,
     slot: Slot,
     pool: Arc<rayon::ThreadPool>,
-    position: Chess,
+    game: Game,
     running: Option<Running>,
     debug: bool,
     /// The search's memory, kept from move to move; a running search holds the lock.
@@ -122,7 +122,7 @@ impl Engine {
             tt: Arc::new(Mutex::new(TranspositionTable::new(options.hash as usize))),
             options,
             slot,
-            position: Chess::default(),
+            game: Game::default(),
             running: None,
             debug: false,
         }
@@ -194,7 +194,7 @@ impl Engine {
             Command::Register => {}
             Command::UciNewGame => {
                 self.finish_search();
-                self.position = Chess::default();
+                self.game = Game::default();
                 self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
             }
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
@@ -269,8 +269,8 @@ impl Engine {
             None => Ok(Chess::default()),
             Some(fen) => parse_fen(fen),
         };
-        match start.and_then(|pos| play_moves(pos, moves)) {
-            Ok(pos) => self.position = pos,
+        match start.and_then(|pos| play_line(pos, moves)) {
+            Ok(game) => self.game = game,
             Err(e) => send(&format!(
                 "info string error: {e}; keeping the previous position"
             )),
@@ -287,7 +287,7 @@ impl Engine {
 
     fn clock(&self, params: &GoParams) -> Clock {
         let ms = Duration::from_millis;
-        let (time, inc) = match self.position.turn() {
+        let (time, inc) = match self.game.position.turn() {
             Color::White => (params.wtime, params.winc),
             Color::Black => (params.btime, params.binc),
         };
@@ -316,7 +316,7 @@ impl Engine {
             && params.nodes.is_none();
         // A bare `go` gets a fixed thinking time rather than an endless search; a forced move
         // is played at once, whatever the limits.
-        let forced = !hold && self.position.legal_moves().len() == 1;
+        let forced = !hold && self.game.position.legal_moves().len() == 1;
         let deadline = match budget(&clock, overhead) {
             _ if forced => received.checked_add(ONLY_MOVE),
             None if unlimited && !hold => received.checked_add(PLAIN_GO),
@@ -333,9 +333,9 @@ impl Engine {
         for text in &params.searchmoves {
             match UciMove::from_ascii(text.as_bytes())
                 .ok()
-                .and_then(|u| u.to_move(&self.position).ok())
+                .and_then(|u| u.to_move(&self.game.position).ok())
             {
-                Some(m) if self.position.is_legal(m) => allowed.push(m),
+                Some(m) if self.game.position.is_legal(m) => allowed.push(m),
                 _ => send(&format!(
                     "info string error: searchmoves: {text} is not a legal move here"
                 )),
@@ -350,7 +350,7 @@ impl Engine {
         let job = Job {
             casebase: self.casebase(),
             pool: Arc::clone(&self.pool),
-            position: self.position.clone(),
+            game: self.game.clone(),
             config: self.options.reasoner.clone(),
             castling: self.castling(),
             multipv: self.options.multipv,
@@ -405,7 +405,7 @@ impl Engine {
 struct Job {
     casebase: Option<Arc<CaseBase>>,
     pool: Arc<rayon::ThreadPool>,
-    position: Chess,
+    game: Game,
     config: EngineConfig,
     castling: CastlingMode,
     multipv: usize,
@@ -454,7 +454,7 @@ impl Job {
     fn think(&self) -> (Vec<String>, String) {
         let Some(cb) = &self.casebase else {
             // No case base could be loaded: still answer with a legal move.
-            let legal = self.position.legal_moves();
+            let legal = self.game.position.legal_moves();
             let line = match legal.first() {
                 Some(m) => format!("bestmove {}", m.to_uci(self.castling)),
                 None => "bestmove 0000".to_string(),
@@ -492,7 +492,7 @@ impl Job {
         let tt: &mut TranspositionTable = &mut guard;
         let thought = self
             .pool
-            .install(|| think(cb, &self.position, &self.config, limits, self.castling, tt));
+            .install(|| think(cb, &self.game, &self.config, limits, self.castling, tt));
         let hashfull = tt.hashfull();
         drop(guard);
         match thought {
@@ -535,10 +535,15 @@ impl Job {
         if let Some(reply) = t.revised.as_ref().and_then(|r| r.pv_uci.get(1)) {
             return Some(reply.clone());
         }
+        if let Some(j) = &t.judged
+            && let Some(reply) = j.pv(j.chosen).get(1)
+        {
+            return Some(reply.to_uci(self.castling).to_string());
+        }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
-        let mut next = self.position.clone();
+        let mut next = self.game.position.clone();
         next.play_unchecked(t.mv);
         let limits = ReuseLimits {
             deadline: self.deadline,
@@ -563,6 +568,40 @@ fn info_lines(
 ) -> Vec<String> {
     let ms = elapsed.as_millis() as u64;
     let d = &t.decision;
+    if let Some(j) = &t.judged {
+        let (depth, seldepth, nodes) = j
+            .search
+            .as_ref()
+            .map_or((0, 0, 0), |r| (r.depth, r.seldepth, r.nodes));
+        let nps = nodes.saturating_mul(1000) / ms.max(1);
+        // The move played first, then the others by probability.
+        let mut order = vec![j.chosen];
+        order.extend(
+            j.ranked()
+                .into_iter()
+                .map(|(i, _)| i)
+                .filter(|i| *i != j.chosen),
+        );
+        return order
+            .into_iter()
+            .take(multipv.max(1))
+            .enumerate()
+            .map(|(rank, i)| {
+                let score = j
+                    .value(i)
+                    .map_or(EngineScore::Cp(0), |(v, _)| EngineScore::from_value(v));
+                let pv: Vec<String> = j.pv(i).iter().map(|m| m.to_uci(castling).to_string()).collect();
+                format!(
+                    "info depth {} seldepth {} multipv {} score {} nodes {nodes} nps {nps} hashfull {hashfull} time {ms} pv {}",
+                    depth.max(1),
+                    seldepth.max(depth).max(1),
+                    rank + 1,
+                    score.uci(),
+                    pv.join(" ")
+                )
+            })
+            .collect();
+    }
     match &t.revised {
         Some(r) => {
             let nodes = r.nodes;

@@ -84,6 +84,14 @@ impl Options {
             ),
             "option name MultiPV type spin default 1 min 1 max 256".to_string(),
             "option name Ponder type check default false".to_string(),
+            format!(
+                "option name Style type combo default {} var imitate var human var best",
+                d.style
+            ),
+            format!(
+                "option name Temperature type string default {}",
+                d.temperature
+            ),
             "option name Mode type combo default normalised var normalised var thesis".to_string(),
             format!(
                 "option name K type spin default {} min 1 max 4096",
@@ -170,6 +178,14 @@ impl Options {
             "multipv" => self.multipv = spin(1, 256)? as usize,
             "ponder" => self.ponder = check()?,
             "mode" => self.reasoner.reuse.mode = need()?.trim().parse()?,
+            "style" => self.reasoner.style = need()?.parse()?,
+            "temperature" => {
+                let t = float()?;
+                if t <= 0.0 {
+                    return Err(format!("option {name}: the temperature must be above 0"));
+                }
+                self.reasoner.temperature = t;
+            }
             "k" => self.reasoner.reuse.k = spin(1, 4096)? as usize,
             "p" => self.reasoner.reuse.p = float()?,
             "w1" | "w2" | "w3" | "w4" | "w5" | "w6" => {

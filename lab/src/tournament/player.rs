@@ -16,6 +16,7 @@ use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
 use precedent::engine::timeman::{Clock, budget};
 use precedent::engine::{ThinkLimits, think};
+use precedent::position::Game;
 use precedent::retrieve::Mode;
 use precedent::revise::tt::TranspositionTable;
 
@@ -327,7 +328,11 @@ impl Live {
                     deadline,
                     ..ThinkLimits::default()
                 };
-                match think(cb, pos, config, limits, castling, tt) {
+                let game = Game {
+                    position: pos.clone(),
+                    last_move: moves.last().copied(),
+                };
+                match think(cb, &game, config, limits, castling, tt) {
                     Ok(t) => Ok(Thought {
                         mv: t.mv,
                         score: None,

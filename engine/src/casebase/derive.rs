@@ -1,0 +1,319 @@
+//! What a case base knows besides its cases, derived from the cases alone: the pattern counts
+//! ([`super::patterns`]) and the exact-position index ([`super::index`]). Both are computed when
+//! a case base is written, from the same records that are stored, so any set of cases (a whole
+//! Lichess month, one player's games, one game) carries exactly the knowledge its games hold.
+
+use rayon::prelude::*;
+use shakmaty::{Bitboard, CastlingMode, Chess, Color, FromSetup, Rank, Setup, Square};
+
+use super::index::{IndexEntry, build_index, position_hash};
+use super::patterns::{FAMILIES, MoveContext, PatternCount, PatternCounter, move_patterns};
+use super::record::{CaseMeta, NO_EP};
+use crate::board::Planes;
+use crate::position::CaseMove;
+
+/// The position of a case, rebuilt from its record: the board in the mover's point of view
+/// (White to move), its castling rights and en-passant square. `None` if the record does not
+/// describe a legal position.
+pub fn case_position(board: &Planes, meta: &CaseMeta) -> Option<Chess> {
+    let mut setup = Setup::empty();
+    setup.board = board.to_board();
+    setup.turn = Color::White;
+    let mut rooks = Bitboard::EMPTY;
+    // Bits: own short, own long, their short, their long. The rook is the outermost one on
+    // that side of the king, as in Chess960's X-FEN.
+    for (bit, color, short) in [
+        (0, Color::White, true),
+        (1, Color::White, false),
+        (2, Color::Black, true),
+        (3, Color::Black, false),
+    ] {
+        if meta.rights & (1 << bit) == 0 {
+            continue;
+        }
+        let rank = if color == Color::White {
+            Rank::First
+        } else {
+            Rank::Eighth
+        };
+        let Some(king) = (setup.board.kings() & setup.board.by_color(color)).first() else {
+            continue;
+        };
+        let on_rank = setup.board.rooks() & setup.board.by_color(color) & Bitboard::from(rank);
+        let rook = if short {
+            on_rank.into_iter().rev().find(|r| r.file() > king.file())
+        } else {
+            on_rank.into_iter().find(|r| r.file() < king.file())
+        };
+        if let Some(r) = rook {
+            rooks |= Bitboard::from(r);
+        }
+    }
+    setup.castling_rights = rooks;
+    if meta.ep != NO_EP && meta.ep < 8 {
+        setup.ep_square = Some(Square::from_coords(
+            shakmaty::File::new(u32::from(meta.ep)),
+            Rank::Sixth,
+        ));
+    }
+    match Chess::from_setup(setup, CastlingMode::Chess960) {
+        Ok(pos) => Some(pos),
+        Err(e) => match e.ignore_invalid_castling_rights() {
+            Ok(pos) => Some(pos),
+            Err(e) => e.ignore_invalid_ep_square().ok(),
+        },
+    }
+}
+
+/// Sampled positions of one task: legal-move counts, each move's pattern
+/// indices, and which move was played.
+type SampledMoves = (Vec<u32>, Vec<[u32; FAMILIES]>, Vec<u16>);
+
+/// Cases handled per parallel task.
+const TASK: usize = 4096;
+
+/// Pattern counts and index entries of a run of cases.
+pub fn derive(boards: &[Planes], metas: &[CaseMeta]) -> (PatternCounter, Vec<(u64, CaseMove)>) {
+    boards
+        .par_chunks(TASK)
+        .zip(metas.par_chunks(TASK))
+        .map(|(boards, metas)| {
+            let mut counter = PatternCounter::new();
+            let mut pairs = Vec::with_capacity(boards.len());
+            for (board, meta) in boards.iter().zip(metas) {
+                pairs.push((position_hash(board, meta.rights, meta.ep), meta.mv));
+                let Some(pos) = case_position(board, meta) else {
+                    continue;
+                };
+                let ctx = MoveContext {
+                    ply: u32::from(meta.ply),
+                    last: meta.last,
+                };
+                counter.add(&pos, ctx, &|m| {
+                    CaseMove::from_move(*m, Color::White) == Some(meta.mv)
+                });
+            }
+            (counter, pairs)
+        })
+        .reduce(
+            || (PatternCounter::new(), Vec::new()),
+            |(mut a, mut pa), (b, pb)| {
+                a.absorb(b);
+                pa.extend(pb);
+                (a, pa)
+            },
+        )
+}
+
+/// The finished knowledge of a whole case base, from the partial results of its runs.
+pub fn finish(
+    counter: PatternCounter,
+    pairs: Vec<(u64, CaseMove)>,
+) -> (Vec<PatternCount>, Vec<IndexEntry>) {
+    (counter.finish(), build_index(pairs))
+}
+
+/// The Bradley–Terry fit of pattern strengths ("Elo ratings of move patterns", Coulom 2007):
+/// every legal move of a case's position is a team of its patterns, one per family, whose
+/// strength is the product of theirs; the move played won against the others. The strengths
+/// are fitted by minorization–maximization (Hunter 2004), one family at a time, with one
+/// virtual win and one virtual loss against a pattern of strength 1 as the prior. Unlike the
+/// raw played/available ratio, a pattern gets credit for being chosen *over* strong rivals and
+/// is not blamed for losing to them.
+pub struct StrengthFit<'a> {
+    table: &'a [PatternCount],
+    /// Every `stride`-th case is used (the fit needs a sample, not every case).
+    stride: usize,
+    seen: usize,
+    /// Per position, the index of its first move in `moves`; one more at the end.
+    starts: Vec<u32>,
+    /// Each move's pattern indices into `table`, one per family.
+    moves: Vec<[u32; FAMILIES]>,
+    /// Per position, the index of the move played among its moves.
+    played: Vec<u16>,
+}
+
+/// Positions the strength fit uses at most.
+const STRENGTH_POSITIONS: usize = 2_000_000;
+/// Sweeps over all families.
+const SWEEPS: usize = 10;
+
+impl<'a> StrengthFit<'a> {
+    /// A fit over the patterns of `table` (sorted), for a case base of `cases` cases.
+    pub fn new(table: &'a [PatternCount], cases: usize) -> StrengthFit<'a> {
+        StrengthFit {
+            table,
+            stride: cases.div_ceil(STRENGTH_POSITIONS).max(1),
+            seen: 0,
+            starts: vec![0],
+            moves: Vec::new(),
+            played: Vec::new(),
+        }
+    }
+
+    /// Adds a run of cases.
+    pub fn add(&mut self, boards: &[Planes], metas: &[CaseMeta]) {
+        let first = self.seen;
+        self.seen += boards.len();
+        let stride = self.stride;
+        let table = self.table;
+        let parts: Vec<SampledMoves> = boards
+            .par_chunks(TASK)
+            .zip(metas.par_chunks(TASK))
+            .enumerate()
+            .map(|(chunk, (boards, metas))| {
+                let mut lens = Vec::new();
+                let mut moves = Vec::new();
+                let mut played = Vec::new();
+                let mut buffer = Vec::new();
+                for (i, (board, meta)) in boards.iter().zip(metas).enumerate() {
+                    if !(first + chunk * TASK + i).is_multiple_of(stride) {
+                        continue;
+                    }
+                    let Some(pos) = case_position(board, meta) else {
+                        continue;
+                    };
+                    buffer.clear();
+                    let ctx = MoveContext {
+                        ply: u32::from(meta.ply),
+                        last: meta.last,
+                    };
+                    move_patterns(&pos, ctx, &mut buffer);
+                    let Some(p) = buffer
+                        .iter()
+                        .position(|(m, _)| CaseMove::from_move(*m, Color::White) == Some(meta.mv))
+                    else {
+                        continue;
+                    };
+                    let at: Option<Vec<[u32; FAMILIES]>> = buffer
+                        .iter()
+                        .map(|(_, keys)| {
+                            let mut idx = [0u32; FAMILIES];
+                            for (slot, key) in idx.iter_mut().zip(keys) {
+                                *slot = table.binary_search_by_key(key, |e| e.key).ok()? as u32;
+                            }
+                            Some(idx)
+                        })
+                        .collect();
+                    let Some(at) = at else { continue };
+                    lens.push(at.len() as u32);
+                    moves.extend(at);
+                    played.push(p as u16);
+                }
+                (lens, moves, played)
+            })
+            .collect();
+        for (lens, moves, played) in parts {
+            for n in lens {
+                let last = *self.starts.last().unwrap_or(&0);
+                self.starts.push(last + n);
+            }
+            self.moves.extend(moves);
+            self.played.extend(played);
+        }
+    }
+
+    /// Runs the fit; returns each pattern's natural-log strength (0 = average).
+    pub fn fit(self) -> Vec<f32> {
+        let n = self.table.len();
+        let mut lg = vec![0.0f64; n];
+        let positions = self.played.len();
+        if positions == 0 {
+            return vec![0.0; n];
+        }
+        // Wins: times each pattern was in the move played, in the sample.
+        let mut wins = vec![0.0f64; n];
+        for j in 0..positions {
+            let m = self.starts[j] as usize + usize::from(self.played[j]);
+            for &i in &self.moves[m] {
+                wins[i as usize] += 1.0;
+            }
+        }
+        for _ in 0..SWEEPS {
+            for f in 0..FAMILIES {
+                let lo = self.table.partition_point(|e| ((e.key >> 56) as usize) < f);
+                let hi = self
+                    .table
+                    .partition_point(|e| ((e.key >> 56) as usize) <= f);
+                if lo == hi {
+                    continue;
+                }
+                let lg_ref = &lg;
+                let denom = (0..positions)
+                    .into_par_iter()
+                    .fold(
+                        || vec![0.0f64; hi - lo],
+                        |mut acc, j| {
+                            let moves =
+                                &self.moves[self.starts[j] as usize..self.starts[j + 1] as usize];
+                            let score = |m: &[u32; FAMILIES]| -> f64 {
+                                m.iter().map(|&i| lg_ref[i as usize]).sum()
+                            };
+                            let top = moves.iter().map(score).fold(f64::MIN, f64::max);
+                            let total: f64 = moves.iter().map(|m| (score(m) - top).exp()).sum();
+                            for m in moves {
+                                let i = m[f] as usize;
+                                acc[i - lo] += (score(m) - top - lg_ref[i]).exp() / total;
+                            }
+                            acc
+                        },
+                    )
+                    .reduce(
+                        || vec![0.0f64; hi - lo],
+                        |mut a, b| {
+                            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                            a
+                        },
+                    );
+                for (k, d) in denom.into_iter().enumerate() {
+                    let i = lo + k;
+                    let gamma = lg[i].exp();
+                    lg[i] = ((wins[i] + 1.0) / (d + 2.0 / (gamma + 1.0))).ln();
+                }
+            }
+        }
+        lg.into_iter().map(|x| x as f32).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::casebase::position_key;
+    use crate::position::parse_fen;
+    use shakmaty::{EnPassantMode, Position};
+
+    #[test]
+    fn case_positions_rebuild_castling_and_en_passant() {
+        for fen in [
+            "r3k2r/pppq1ppp/2n2n2/3pp3/3PP3/2N2N2/PPPQ1PPP/R3K2R w KQkq - 0 8",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "4k3/8/8/8/8/8/8/R3K2R w K - 0 1",
+        ] {
+            let pos = parse_fen(fen).expect("fen");
+            let (rights, ep) = position_key(&pos);
+            let meta = CaseMeta {
+                rights,
+                ep,
+                ..CaseMeta::default()
+            };
+            let board = Planes::from_board(pos.board());
+            let rebuilt = case_position(&board, &meta).expect("legal");
+            assert_eq!(
+                rebuilt.castles().castling_rights(),
+                pos.castles().castling_rights(),
+                "{fen}"
+            );
+            assert_eq!(
+                rebuilt.ep_square(EnPassantMode::Legal),
+                pos.ep_square(EnPassantMode::Legal),
+                "{fen}"
+            );
+            assert_eq!(
+                rebuilt.legal_moves().len(),
+                pos.legal_moves().len(),
+                "{fen}"
+            );
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! The move model: a probability for every legal move, from what the cases say and what the
+//! search says.
+//!
+//! Each legal move gets a vector of features (its [`Evidence`]):
+//! - **Reuse** (the case base): for every pattern family, the log of how much more (or less)
+//!   often the case base's players played moves of this move's pattern than moves in general,
+//!   estimated from the case base's pattern counts and shrunk towards the coarser family's
+//!   estimate when the counts are few; for every family, the pattern's *strength*: the log of
+//!   its Bradley–Terry strength, fitted when the case base is built so that the strengths of a
+//!   move's eight patterns together explain which move of each case's position was played
+//!   (Coulom's generalised Bradley–Terry model, fitted by minorisation–maximisation); the share
+//!   of the nearest cases' votes the move received (the thesis' reuse step); and how often it
+//!   was played in this exact position (position index, transpositions included).
+//! - **Revise** (the search): how much worse the move looked than the best move after one,
+//!   two, three and four plies and at the deepest completed iteration, in pawns, capped, with
+//!   the square root and two hinges of the last one (humans are drawn to moves that look good
+//!   shallowly, and forgive small losses far more than large ones); and whether it was the
+//!   best move at those depths.
+//!
+//! The model is a conditional logit: `P(m) ∝ exp(w · x_m)` over the legal moves. Its weights
+//! are fitted by maximum likelihood ([`fit`]) on positions from games that are in neither the
+//! case base nor the test set. Everything learned from games (counts, votes, exact positions) is
+//! in the case base; only the 29 weights are in the parameter file.
+
+pub mod fit;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use shakmaty::{Chess, Color, FromSetup, Move, Position};
+
+use crate::casebase::CaseBase;
+use crate::casebase::patterns::{FAMILIES, Family, MoveContext, PatternTable, move_patterns};
+use crate::revise::search::{Iteration, MATE_BOUND};
+
+/// The features, in the order of every evidence vector.
+pub const FEATURES: [&str; N_FEATURES] = [
+    "pattern_move",
+    "pattern_to_ring",
+    "pattern_from_ring",
+    "pattern_tactic",
+    "pattern_reply",
+    "pattern_phase",
+    "pattern_threat",
+    "pattern_mobility",
+    "strength_move",
+    "strength_to_ring",
+    "strength_from_ring",
+    "strength_tactic",
+    "strength_reply",
+    "strength_phase",
+    "strength_threat",
+    "strength_mobility",
+    "knn_vote",
+    "exact",
+    "loss_1",
+    "loss_2",
+    "loss_3",
+    "loss_4",
+    "loss_last",
+    "sqrt_loss_last",
+    "hinge_loss_last_50",
+    "hinge_loss_last_150",
+    "best_1",
+    "best_2",
+    "best_last",
+];
+
+/// Number of features.
+pub const N_FEATURES: usize = 29;
+
+/// Index of the first search feature: the ones before it come from the case base.
+pub const FIRST_SEARCH_FEATURE: usize = 2 * FAMILIES + 2;
+
+/// Index of the first pattern-strength feature.
+pub const STRENGTH_FEATURE: usize = FAMILIES;
+/// Index of the vote feature.
+pub const KNN_FEATURE: usize = 2 * FAMILIES;
+/// Index of the exact-position feature.
+pub const EXACT_FEATURE: usize = 2 * FAMILIES + 1;
+
+/// Value losses are capped here (centipawns): beyond it a move is simply bad.
+pub const LOSS_CAP: i32 = 1000;
+
+/// The features of every legal move of a position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Evidence {
+    /// The legal moves, in the position's own orientation.
+    pub moves: Vec<Move>,
+    /// `features[j]` belongs to `moves[j]`, in [`FEATURES`] order.
+    pub features: Vec<[f64; N_FEATURES]>,
+}
+
+/// How pattern counts become features.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Smoothing {
+    /// Pseudo-count of the shrinkage towards the parent family's estimate.
+    pub alpha: f64,
+}
+
+impl Default for Smoothing {
+    fn default() -> Smoothing {
+        Smoothing { alpha: 3.0 }
+    }
+}
+
+/// The model's weights, by feature name (missing names weigh 0).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ModelConfig {
+    /// Feature weights.
+    pub weights: BTreeMap<String, f64>,
+    /// Pattern smoothing.
+    pub smoothing: Smoothing,
+}
+
+impl ModelConfig {
+    /// The weights as a vector in [`FEATURES`] order.
+    pub fn vector(&self) -> [f64; N_FEATURES] {
+        FEATURES.map(|name| self.weights.get(name).copied().unwrap_or(0.0))
+    }
+
+    /// A configuration with these weights (in [`FEATURES`] order).
+    pub fn from_vector(w: &[f64], smoothing: Smoothing) -> ModelConfig {
+        ModelConfig {
+            weights: FEATURES
+                .iter()
+                .zip(w)
+                .map(|(n, v)| (n.to_string(), *v))
+                .collect(),
+            smoothing,
+        }
+    }
+
+    /// Whether any weight is set (an empty model leaves the choice to the search and the vote).
+    pub fn is_empty(&self) -> bool {
+        self.weights.values().all(|w| *w == 0.0)
+    }
+
+    /// The probability of each move of `evidence`.
+    pub fn probabilities(&self, evidence: &Evidence) -> Vec<f64> {
+        let w = self.vector();
+        let scores: Vec<f64> = evidence
+            .features
+            .iter()
+            .map(|x| x.iter().zip(&w).map(|(a, b)| a * b).sum())
+            .collect();
+        fit::softmax(&scores)
+    }
+}
+
+/// The position as the case base sees it: White to move (mirrored when Black is to move), and
+/// for every legal move of `pos` the index of its image among the mirrored position's moves.
+fn mover_view(pos: &Chess) -> Option<(Chess, Vec<Move>)> {
+    let legal = pos.legal_moves();
+    if pos.turn() == Color::White {
+        return Some((pos.clone(), legal.into_iter().collect()));
+    }
+    let setup = pos.to_setup(shakmaty::EnPassantMode::Legal).into_mirrored();
+    let mirrored = Chess::from_setup(setup, shakmaty::CastlingMode::Chess960).ok()?;
+    let image: Vec<Move> = legal.iter().map(mirror_move).collect();
+    Some((mirrored, image))
+}
+
+/// A move seen from the other side (ranks flipped).
+fn mirror_move(m: &Move) -> Move {
+    match *m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => Move::Normal {
+            role,
+            from: from.flip_vertical(),
+            capture,
+            to: to.flip_vertical(),
+            promotion,
+        },
+        Move::EnPassant { from, to } => Move::EnPassant {
+            from: from.flip_vertical(),
+            to: to.flip_vertical(),
+        },
+        Move::Castle { king, rook } => Move::Castle {
+            king: king.flip_vertical(),
+            rook: rook.flip_vertical(),
+        },
+        Move::Put { role, to } => Move::Put {
+            role,
+            to: to.flip_vertical(),
+        },
+    }
+}
+
+/// The case-base features of each pattern family for one move's keys: the log-ratio of the
+/// smoothed play rate of its pattern to the base rate, each family shrunk towards its parent.
+fn pattern_features(
+    table: &PatternTable<'_>,
+    keys: &[u64; FAMILIES],
+    base: f64,
+    alpha: f64,
+) -> [f64; FAMILIES] {
+    let mut rate = [base; FAMILIES];
+    // Parents come before their children in Family::ALL.
+    for f in Family::ALL {
+        let prior = f.parent().map_or(base, |p| rate[p.index()]);
+        let (played, available) = table.get(keys[f.index()]);
+        rate[f.index()] = (f64::from(played) + alpha * prior) / (f64::from(available) + alpha);
+    }
+    rate.map(|r| (r.max(1e-9) / base).ln())
+}
+
+/// The search's value losses of each move: (loss after 1, 2, 3, 4 plies, at the last
+/// iteration), capped at [`LOSS_CAP`], `None` when the search completed no iteration; a depth
+/// not reached reads as the last one. `iterations` hold the values of `moves` in order.
+fn losses(iterations: &[Iteration], n: usize) -> Option<Vec<[i32; 5]>> {
+    let last = iterations.last()?;
+    let loss_at = |it: &Iteration, j: usize| -> i32 {
+        let best = it
+            .values
+            .iter()
+            .filter(|v| v.1)
+            .map(|v| v.0)
+            .max()
+            .unwrap_or(0);
+        let clamp = |v: i32| v.clamp(-MATE_BOUND, MATE_BOUND);
+        (clamp(best) - clamp(it.values[j].0)).clamp(0, LOSS_CAP)
+    };
+    let at_depth = |d: usize| iterations.get(d.min(iterations.len()) - 1).unwrap_or(last);
+    Some(
+        (0..n)
+            .map(|j| {
+                [
+                    loss_at(at_depth(1), j),
+                    loss_at(at_depth(2), j),
+                    loss_at(at_depth(3), j),
+                    loss_at(at_depth(4), j),
+                    loss_at(last, j),
+                ]
+            })
+            .collect(),
+    )
+}
+
+/// Gathers the evidence for every legal move of `pos`: the case base's patterns and exact
+/// positions, the nearest cases' votes (`votes`: each voted move's share), and the search's
+/// iterations (`search`: the
+/// root moves in the order their values are given, and the iterations).
+pub fn evidence(
+    cb: &CaseBase,
+    pos: &Chess,
+    ctx: MoveContext,
+    votes: Option<&[(Move, f64)]>,
+    search: Option<(&[Move], &[Iteration])>,
+    smoothing: Smoothing,
+) -> Evidence {
+    let Some((view, images)) = mover_view(pos) else {
+        return Evidence::default();
+    };
+    let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+    let mut patterns = Vec::with_capacity(legal.len());
+    let ctx = MoveContext {
+        ply: ctx.ply,
+        last: ctx.last,
+    };
+    move_patterns(&view, ctx, &mut patterns);
+    let table = cb.patterns();
+    let (played, available) = table.totals(Family::Move);
+    let base = if available > 0 && played > 0 {
+        played as f64 / available as f64
+    } else {
+        1.0 / 30.0
+    };
+    let exact = cb.exact_moves(&view);
+    let exact_total: u32 = exact.iter().map(|e| e.1).sum();
+    let search_losses = search.and_then(|(moves, its)| {
+        let l = losses(its, moves.len())?;
+        Some((moves, l))
+    });
+    let mut features = Vec::with_capacity(legal.len());
+    for (m, image) in legal.iter().zip(&images) {
+        let mut x = [0.0; N_FEATURES];
+        if let Some((_, keys)) = patterns.iter().find(|(pm, _)| pm == image) {
+            let p = pattern_features(&table, keys, base, smoothing.alpha);
+            x[..FAMILIES].copy_from_slice(&p);
+            for (f, key) in keys.iter().enumerate() {
+                x[STRENGTH_FEATURE + f] = f64::from(table.strength(*key));
+            }
+        }
+        if let Some(v) = votes {
+            let share = v.iter().find(|c| c.0 == *m).map_or(0.0, |c| c.1);
+            x[KNN_FEATURE] = (share + 0.01).ln() - 0.01f64.ln();
+        }
+        if exact_total > 0 {
+            let code = crate::position::CaseMove::from_move(*image, Color::White);
+            let n = exact.iter().find(|e| Some(e.0) == code).map_or(0, |e| e.1);
+            x[EXACT_FEATURE] = ((f64::from(n) + 0.5) / (f64::from(exact_total) + 1.0)).ln()
+                - (0.5 / (f64::from(exact_total) + 1.0)).ln();
+        }
+        if let Some((moves, l)) = &search_losses
+            && let Some(j) = moves.iter().position(|r| r == m)
+        {
+            let [l1, l2, l3, l4, last] = l[j].map(|v| f64::from(v) / 100.0);
+            let s = FIRST_SEARCH_FEATURE;
+            x[s] = l1;
+            x[s + 1] = l2;
+            x[s + 2] = l3;
+            x[s + 3] = l4;
+            x[s + 4] = last;
+            x[s + 5] = last.sqrt();
+            x[s + 6] = (last - 0.5).max(0.0);
+            x[s + 7] = (last - 1.5).max(0.0);
+            x[s + 8] = f64::from(u8::from(l[j][0] == 0));
+            x[s + 9] = f64::from(u8::from(l[j][1] == 0));
+            x[s + 10] = f64::from(u8::from(l[j][4] == 0));
+        }
+        features.push(x);
+    }
+    Evidence {
+        moves: legal,
+        features,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_names_are_unique_and_counted() {
+        let mut names = FEATURES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), N_FEATURES);
+        assert!(FEATURES[FIRST_SEARCH_FEATURE].starts_with("loss"));
+    }
+
+    #[test]
+    fn weights_round_trip_through_names() {
+        let w: Vec<f64> = (0..N_FEATURES).map(|i| i as f64 * 0.5).collect();
+        let cfg = ModelConfig::from_vector(&w, Smoothing::default());
+        assert_eq!(cfg.vector().to_vec(), w);
+        assert!(!cfg.is_empty() && ModelConfig::default().is_empty());
+    }
+
+    #[test]
+    fn mirrored_moves_map_back() {
+        let pos = crate::position::parse_fen(
+            "r3k2r/pppq1ppp/2n2n2/3pp3/3PP3/2N2N2/PPPQ1PPP/R3K2R b KQkq - 0 8",
+        )
+        .expect("fen");
+        let (view, images) = mover_view(&pos).expect("mirrors");
+        assert_eq!(view.turn(), Color::White);
+        let legal_view = view.legal_moves();
+        assert_eq!(images.len(), legal_view.len());
+        for image in &images {
+            assert!(legal_view.contains(image), "{image:?}");
+        }
+    }
+}

@@ -1,0 +1,408 @@
+//! `precedent fit`: learning the move model's weights by maximum likelihood.
+//!
+//! Positions are sampled from games outside the case base (the contamination guard of `eval`),
+//! split by a hash of each game into a fitting half and a test half (bit 32 of the game key, as
+//! `tune` splits). For every position the engine gathers the evidence of every legal move (the
+//! same search and case-base lookups it makes when it plays), and the conditional logit is fitted
+//! on the fitting half. The test half measures the fitted model: accuracy, top-3 accuracy and
+//! log-likelihood, and, since the search does not depend on the case base, the same search
+//! against a one-game case base's evidence (the cases ablation, Δcases). Feature families can be
+//! dropped and the model refitted on the same evidence, to see what each adds.
+
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Move, Position};
+
+use crate::eval::{Sample, paired_delta, wilson};
+use precedent::adapt::reuse::{ReuseLimits, reuse};
+use precedent::casebase::CaseBase;
+use precedent::casebase::patterns::{LastMove, MoveContext};
+use precedent::engine::config::EngineConfig;
+use precedent::engine::{ThinkLimits, judge_position};
+use precedent::model::fit::{Example, Fitted, fit, probabilities};
+use precedent::model::{FEATURES, N_FEATURES, Smoothing, evidence};
+use precedent::position::{fen_of, parse_fen};
+use precedent::retrieve::tie_key;
+use precedent::revise::search::Iteration;
+use precedent::revise::tt::TranspositionTable;
+
+/// What is gathered for one position: the position, the human's move, the nearest cases'
+/// votes, and the search's values of every move at every iteration. The case base's other
+/// features (patterns, exact positions) are computed from it when fitting, so a case base built
+/// anew (other pattern families, another band) can be fitted without searching again.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct Record {
+    /// The position (FEN).
+    pub fen: String,
+    /// The move before it, as the move model reads it ([`LastMove`] bits; 0 = unknown).
+    pub last: u16,
+    /// The human's move (UCI).
+    pub human: String,
+    /// The mover's rating.
+    pub elo: Option<u16>,
+    /// Ply in the game.
+    pub ply: u32,
+    /// Whether it belongs to the test half.
+    pub test: bool,
+    /// The nearest cases' votes: (move, share of the votes).
+    pub votes: Vec<(String, f64)>,
+    /// The one-game case base's votes, for the ablation.
+    pub ablated_votes: Option<Vec<(String, f64)>>,
+    /// The root moves of the search, in the order of its values.
+    pub root: Vec<String>,
+    /// Each completed iteration: its depth and the root moves' (value, exact).
+    pub iterations: Vec<(u32, Vec<(i32, bool)>)>,
+}
+
+/// One position's features: every legal move's, and the move the human played.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    /// Features of every legal move, with the case base ([`FEATURES`] order).
+    pub features: Vec<[f64; N_FEATURES]>,
+    /// The same moves' features with the one-game case base (the search part is the same).
+    pub ablated: Option<Vec<[f64; N_FEATURES]>>,
+    /// Index of the human's move.
+    pub played: usize,
+    /// The mover's rating.
+    pub elo: Option<u16>,
+    /// Ply in the game.
+    pub ply: u32,
+    /// Whether it belongs to the test half.
+    pub test: bool,
+}
+
+thread_local! {
+    static FIT_TT: std::cell::RefCell<TranspositionTable> =
+        std::cell::RefCell::new(TranspositionTable::new(4));
+}
+
+fn uci(m: &Move) -> String {
+    m.to_uci(CastlingMode::Standard).to_string()
+}
+
+fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
+    UciMove::from_ascii(text.as_bytes()).ok()?.to_move(pos).ok()
+}
+
+/// Searches `samples` (in parallel, each with `movetime` of thinking and an empty table) and
+/// records what the features are made of; the one-game case base's votes too when given.
+/// `done` is called per position. Positions with a single legal move are left out.
+pub fn gather(
+    cb: &CaseBase,
+    one_game: Option<&CaseBase>,
+    samples: &[(Sample, bool)],
+    cfg: &EngineConfig,
+    movetime: Duration,
+    seed: u64,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Record> {
+    samples
+        .par_iter()
+        .enumerate()
+        .filter_map(|(i, (s, test))| {
+            let mut cfg = cfg.clone();
+            cfg.reuse.seed = Some(tie_key(seed, i));
+            let limits = ThinkLimits {
+                deadline: Some(Instant::now() + movetime),
+                ..ThinkLimits::default()
+            };
+            let judged = FIT_TT.with_borrow_mut(|tt| {
+                tt.clear();
+                judge_position(cb, &s.game, &cfg, limits, CastlingMode::Standard, tt)
+            });
+            done();
+            let (decision, j) = judged.ok()?;
+            if j.evidence.moves.len() < 2 {
+                return None;
+            }
+            let pos = &s.game.position;
+            let votes = |d: &precedent::adapt::reuse::Decision| {
+                d.votes()
+                    .iter()
+                    .map(|(m, v)| (uci(m), *v))
+                    .collect::<Vec<_>>()
+            };
+            let ablated_votes = one_game.and_then(|one| {
+                reuse(
+                    one,
+                    pos,
+                    &cfg.reuse,
+                    ReuseLimits::default(),
+                    CastlingMode::Standard,
+                )
+                .ok()
+                .map(|d| votes(&d))
+            });
+            Some(Record {
+                fen: fen_of(pos),
+                last: LastMove::of(s.game.last_move.as_ref(), pos.turn()).0,
+                human: uci(&s.human),
+                elo: s.elo,
+                ply: s.ply,
+                test: *test,
+                votes: votes(&decision),
+                ablated_votes,
+                root: j.root.iter().map(uci).collect(),
+                iterations: j
+                    .search
+                    .map(|r| {
+                        r.iterations
+                            .into_iter()
+                            .map(|it| (it.depth, it.values))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// The features of a record with case base `cb` (and the one-game case base's, when given and
+/// recorded). `None` for a record that does not replay (a damaged file).
+pub fn features(
+    cb: &CaseBase,
+    one_game: Option<&CaseBase>,
+    r: &Record,
+    smoothing: Smoothing,
+) -> Option<Item> {
+    let pos = parse_fen(&r.fen).ok()?;
+    let human = parse_move(&pos, &r.human)?;
+    let ctx = MoveContext {
+        ply: r.ply,
+        last: LastMove(r.last),
+    };
+    let root: Option<Vec<Move>> = r.root.iter().map(|t| parse_move(&pos, t)).collect();
+    let root = root?;
+    let iterations: Vec<Iteration> = r
+        .iterations
+        .iter()
+        .map(|(depth, values)| Iteration {
+            depth: *depth,
+            values: values.clone(),
+        })
+        .collect();
+    if iterations.iter().any(|it| it.values.len() != root.len()) {
+        return None;
+    }
+    let search = (!iterations.is_empty()).then_some((root.as_slice(), iterations.as_slice()));
+    let votes = |v: &[(String, f64)]| -> Vec<(Move, f64)> {
+        v.iter()
+            .filter_map(|(t, share)| Some((parse_move(&pos, t)?, *share)))
+            .collect()
+    };
+    let own = evidence(cb, &pos, ctx, Some(&votes(&r.votes)), search, smoothing);
+    let played = own.moves.iter().position(|m| *m == human)?;
+    let ablated = match (one_game, &r.ablated_votes) {
+        (Some(one), Some(v)) => {
+            let e = evidence(one, &pos, ctx, Some(&votes(v)), search, smoothing);
+            (e.moves == own.moves).then_some(e.features)
+        }
+        _ => None,
+    };
+    Some(Item {
+        features: own.features,
+        ablated,
+        played,
+        elo: r.elo,
+        ply: r.ply,
+        test: r.test,
+    })
+}
+
+/// Saves gathered records, one JSON object a line.
+pub fn save(path: &Path, records: &[Record]) -> io::Result<()> {
+    let mut w = BufWriter::new(std::fs::File::create(path)?);
+    for r in records {
+        serde_json::to_writer(&mut w, r)?;
+        w.write_all(b"\n")?;
+    }
+    w.flush()
+}
+
+/// Loads records saved by [`save`].
+pub fn load(path: &Path) -> io::Result<Vec<Record>> {
+    let r = BufReader::new(std::fs::File::open(path)?);
+    r.lines()
+        .enumerate()
+        .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
+        .map(|(i, l)| {
+            serde_json::from_str(&l?).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{}: line {}: {e}", path.display(), i + 1),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The examples of `items` with only the features in `keep` (others set to zero), from the
+/// ablated evidence when `ablated`.
+pub fn examples(items: &[&Item], keep: &[bool; N_FEATURES], ablated: bool) -> Vec<Example> {
+    items
+        .iter()
+        .filter_map(|it| {
+            let features = if ablated {
+                it.ablated.as_ref()?
+            } else {
+                &it.features
+            };
+            Some(Example {
+                features: features
+                    .iter()
+                    .map(|x| {
+                        x.iter()
+                            .zip(keep)
+                            .map(|(v, k)| if *k { *v } else { 0.0 })
+                            .collect()
+                    })
+                    .collect(),
+                played: it.played,
+            })
+        })
+        .collect()
+}
+
+/// How a model does on a set of positions.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Scores {
+    /// Positions.
+    pub positions: u64,
+    /// Positions where the most probable move is the human's.
+    pub matches: u64,
+    /// `matches / positions`.
+    pub accuracy: f64,
+    /// 95 % Wilson interval of `accuracy`.
+    pub ci_low: f64,
+    /// Upper end.
+    pub ci_high: f64,
+    /// Share with the human's move among the three most probable.
+    pub top3: f64,
+    /// Mean log-likelihood of the human's move, nats.
+    pub mean_log_likelihood: f64,
+    /// Per position: whether the most probable move was the human's (for paired comparisons).
+    #[serde(skip)]
+    pub hits: Vec<bool>,
+}
+
+/// Scores weights `w` on examples.
+pub fn score(examples: &[Example], w: &[f64]) -> Scores {
+    let mut s = Scores::default();
+    let mut ll = 0.0;
+    let mut top3 = 0;
+    for e in examples {
+        let p = probabilities(&e.features, w);
+        let mine = p[e.played];
+        let better = p.iter().filter(|q| **q > mine).count();
+        // Ties are broken against the human's move: a uniform model does not "match".
+        let ties = p.iter().filter(|q| **q == mine).count();
+        let hit = better == 0 && ties == 1;
+        s.hits.push(hit);
+        s.matches += u64::from(hit);
+        top3 += usize::from(better + ties <= 3);
+        ll += mine.max(1e-6).ln();
+    }
+    s.positions = examples.len() as u64;
+    let n = s.positions.max(1) as f64;
+    s.accuracy = s.matches as f64 / n;
+    (s.ci_low, s.ci_high) = wilson(s.matches, s.positions);
+    s.top3 = top3 as f64 / n;
+    s.mean_log_likelihood = ll / n;
+    s
+}
+
+/// One fitted variant and how it does on the test half.
+#[derive(Clone, Debug, Serialize)]
+pub struct Variant {
+    /// What was fitted (`all`, `without pattern_tactic`, `search only` …).
+    pub name: String,
+    /// The weights by feature.
+    pub weights: Vec<(String, f64, f64)>,
+    /// In-sample mean log-likelihood.
+    pub fit_log_likelihood: f64,
+    /// On the test half.
+    pub test: Scores,
+    /// On the test half with the one-game case base's evidence (same weights).
+    pub ablated: Option<Scores>,
+    /// Δcases on the test half: accuracy own − one game, with its paired 95 % interval.
+    pub delta_cases: Option<(f64, f64, f64)>,
+}
+
+/// Fits the features in `keep` on the fitting items and scores them on the test items.
+pub fn variant(
+    name: &str,
+    fit_items: &[&Item],
+    test_items: &[&Item],
+    keep: &[bool; N_FEATURES],
+    ridge: f64,
+) -> Result<(Variant, Fitted), precedent::model::fit::FitError> {
+    let train = examples(fit_items, keep, false);
+    let fitted = fit(&train, N_FEATURES, ridge)?;
+    let test = score(&examples(test_items, keep, false), &fitted.weights);
+    let ablated_examples = examples(test_items, keep, true);
+    let ablated = (ablated_examples.len() == test_items.len() && !ablated_examples.is_empty())
+        .then(|| score(&ablated_examples, &fitted.weights));
+    let delta_cases = ablated.as_ref().map(|a| paired_delta(&test.hits, &a.hits));
+    let weights = FEATURES
+        .iter()
+        .zip(&fitted.weights)
+        .zip(&fitted.standard_errors)
+        .filter(|((_, w), _)| **w != 0.0)
+        .map(|((n, w), se)| (n.to_string(), *w, *se))
+        .collect();
+    Ok((
+        Variant {
+            name: name.to_string(),
+            weights,
+            fit_log_likelihood: fitted.mean_log_likelihood,
+            test,
+            ablated,
+            delta_cases,
+        },
+        fitted,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let r = Record {
+            fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+            last: LastMove::new(shakmaty::Square::E4, None).0,
+            human: "e7e5".into(),
+            elo: Some(1500),
+            ply: 1,
+            test: true,
+            votes: vec![("e7e5".into(), 0.75), ("c7c5".into(), 0.25)],
+            ablated_votes: None,
+            root: vec!["e7e5".into(), "c7c5".into()],
+            iterations: vec![(1, vec![(-20, true), (-35, false)])],
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("e.jsonl");
+        save(&path, &[r.clone(), r.clone()]).expect("save");
+        assert_eq!(load(&path).expect("load"), vec![r.clone(), r]);
+        std::fs::write(&path, b"garbage\n").expect("write");
+        assert!(load(&path).expect_err("bad").to_string().contains("line 1"));
+    }
+
+    #[test]
+    fn scoring_breaks_ties_against_the_human_move() {
+        let e = Example {
+            features: vec![vec![1.0], vec![1.0], vec![0.0]],
+            played: 0,
+        };
+        let s = score(std::slice::from_ref(&e), &[1.0]);
+        assert_eq!((s.matches, s.top3), (0, 1.0));
+        let s = score(&[e], &[-1.0]);
+        assert_eq!(s.matches, 0);
+    }
+}
