@@ -279,12 +279,12 @@ fn print_report(r: &Report) {
         );
     }
     for (title, delta, c) in [
-        ("cases ablation (one game", "Δcases", &r.ablation),
+        ("cases ablation (one game: ", "Δcases", &r.ablation),
         ("compared with (", "Δ", &r.comparison),
     ] {
         let Some(a) = c else { continue };
         println!(
-            "{title}: {}): accuracy {:.2}%{}; {delta} {:+.2} pp, 95% CI {:+.2} to {:+.2} pp (this case base only: {}, the other only: {})",
+            "{title}{}): accuracy {:.2}%{}; {delta} {:+.2} pp, 95% CI {:+.2} to {:+.2} pp (this case base only: {}, the other only: {})",
             a.against,
             a.accuracy * 100.0,
             a.mean_log_likelihood

@@ -22,7 +22,7 @@ pub struct ReasonerArgs {
     /// drawn from its probabilities) or best (the strongest) [default: imitate].
     #[arg(long)]
     pub style: Option<Style>,
-    /// `human` style: moves are drawn ∝ P^(1/T) [default: 1].
+    /// `human` style: moves are drawn ∝ P^(1/T) [default: 0.8].
     #[arg(long, value_name = "T")]
     pub temperature: Option<f64>,
     /// Number of nearest cases that vote (1 = the thesis) [default: 64].
