@@ -307,14 +307,30 @@ impl CaseBaseWriter {
     /// The pattern counts and position index of the cases spilled so far, read back a run at a
     /// time.
     fn derive(&mut self) -> io::Result<(Vec<PatternCount>, Vec<f32>, Vec<IndexEntry>)> {
-        const RUN: usize = 1 << 20;
         let mut counter = PatternCounter::new();
         let mut pairs = Vec::new();
+        self.for_each_run(|boards, metas| {
+            let (c, p) = derive::derive(boards, metas);
+            counter.absorb(c);
+            pairs.extend(p);
+        })?;
+        let (patterns, index) = derive::finish(counter, pairs);
+        // The strengths need every case again, with the finished counts.
+        let cases = ((self.boards[0].len + self.boards[1].len) / 32) as usize;
+        let mut fitter = derive::StrengthFit::new(&patterns, cases);
+        self.for_each_run(|boards, metas| fitter.add(boards, metas))?;
+        let strengths = fitter.fit();
+        Ok((patterns, strengths, index))
+    }
+
+    /// Calls `f` with every case spilled so far (White's, then Black's), a run of boards and
+    /// their records at a time.
+    fn for_each_run(&mut self, mut f: impl FnMut(&[Planes], &[CaseMeta])) -> io::Result<()> {
+        const RUN: usize = 1 << 20;
+        let (mut boards, mut metas): (Vec<Planes>, Vec<CaseMeta>) = (Vec::new(), Vec::new());
         for side in 0..2 {
-            let mut boards: Vec<Planes> = Vec::new();
-            let mut metas: Vec<CaseMeta> = Vec::new();
-            let mut done = 0usize;
             let total = (self.boards[side].len / 32) as usize;
+            let mut done = 0usize;
             // Boards and metas are read in the same runs, one spill after the other.
             while done < total {
                 let n = (total - done).min(RUN);
@@ -322,32 +338,11 @@ impl CaseBaseWriter {
                 metas.clear();
                 read_range(&mut self.boards[side], done, n, &mut boards)?;
                 read_range(&mut self.metas[side], done, n, &mut metas)?;
-                let (c, p) = derive::derive(&boards, &metas);
-                counter.absorb(c);
-                pairs.extend(p);
+                f(&boards, &metas);
                 done += n;
             }
         }
-        let (patterns, index) = derive::finish(counter, pairs);
-        // The strengths need every case again, with the finished counts.
-        let cases = ((self.boards[0].len + self.boards[1].len) / 32) as usize;
-        let mut fitter = derive::StrengthFit::new(&patterns, cases);
-        for side in 0..2 {
-            let total = (self.boards[side].len / 32) as usize;
-            let mut done = 0usize;
-            let (mut boards, mut metas): (Vec<Planes>, Vec<CaseMeta>) = (Vec::new(), Vec::new());
-            while done < total {
-                let n = (total - done).min(RUN);
-                boards.clear();
-                metas.clear();
-                read_range(&mut self.boards[side], done, n, &mut boards)?;
-                read_range(&mut self.metas[side], done, n, &mut metas)?;
-                fitter.add(&boards, &metas);
-                done += n;
-            }
-        }
-        let strengths = fitter.fit();
-        Ok((patterns, strengths, index))
+        Ok(())
     }
 }
 

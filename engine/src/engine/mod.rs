@@ -200,25 +200,7 @@ pub fn think(
     let started = Instant::now();
     let pos = &game.position;
     let revising = cfg.revise.enabled;
-    let retrieval_deadline = match limits.deadline {
-        Some(d) if revising => Some(
-            started
-                + d.saturating_duration_since(started)
-                    .mul_f64(RETRIEVAL_SHARE),
-        ),
-        other => other,
-    };
-    let decision = reuse(
-        cb,
-        pos,
-        &cfg.reuse,
-        ReuseLimits {
-            deadline: retrieval_deadline,
-            stop: limits.stop,
-            moves: limits.moves,
-        },
-        castling,
-    )?;
+    let decision = retrieve_and_reuse(cb, pos, cfg, &limits, castling, revising)?;
     let modelled = revising && cfg.style != Style::Best && !cfg.model.is_empty();
     let (revised, judged) = if modelled {
         (None, Some(judge(cb, game, &decision, cfg, &limits, tt)))
@@ -275,25 +257,41 @@ pub fn judge_position(
     castling: CastlingMode,
     tt: &mut TranspositionTable,
 ) -> Result<(Decision, Judgement), NoLegalMove> {
+    let decision = retrieve_and_reuse(cb, &game.position, cfg, &limits, castling, true)?;
+    let judged = judge(cb, game, &decision, cfg, &limits, tt);
+    Ok((decision, judged))
+}
+
+/// Retrieve, adapt and vote, within the retrieval's share of the deadline when a search is to
+/// follow (`revising`), else within the whole of it.
+fn retrieve_and_reuse(
+    cb: &CaseBase,
+    pos: &shakmaty::Chess,
+    cfg: &EngineConfig,
+    limits: &ThinkLimits<'_>,
+    castling: CastlingMode,
+    revising: bool,
+) -> Result<Decision, NoLegalMove> {
     let started = Instant::now();
-    let retrieval_deadline = limits.deadline.map(|d| {
-        started
-            + d.saturating_duration_since(started)
-                .mul_f64(RETRIEVAL_SHARE)
-    });
-    let decision = reuse(
+    let deadline = match limits.deadline {
+        Some(d) if revising => Some(
+            started
+                + d.saturating_duration_since(started)
+                    .mul_f64(RETRIEVAL_SHARE),
+        ),
+        other => other,
+    };
+    reuse(
         cb,
-        &game.position,
+        pos,
         &cfg.reuse,
         ReuseLimits {
-            deadline: retrieval_deadline,
+            deadline,
             stop: limits.stop,
             moves: limits.moves,
         },
         castling,
-    )?;
-    let judged = judge(cb, game, &decision, cfg, &limits, tt);
-    Ok((decision, judged))
+    )
 }
 
 /// The move model's judgement: search every legal move (the cases' favourites first), gather
@@ -309,18 +307,7 @@ fn judge(
     let pos = &game.position;
     let legal = legal_moves_within(pos, limits.moves);
     // The cases' candidates first: the search's first window comes from a likely move.
-    let mut root: Vec<Move> = decision
-        .candidates
-        .iter()
-        .map(|c| c.mv)
-        .filter(|m| legal.contains(m))
-        .collect();
-    let others: Vec<Move> = legal
-        .iter()
-        .filter(|m| !root.contains(m))
-        .copied()
-        .collect();
-    root.extend(others);
+    let root = crate::revise::root_order(decision.candidates.iter().map(|c| c.mv), &legal);
     let search = analyse(
         pos,
         &root,

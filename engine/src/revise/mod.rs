@@ -251,13 +251,7 @@ pub fn revise(
     if candidates.is_empty() {
         candidates.push((decision.mv, 1.0));
     }
-    let mut root: Vec<Move> = candidates.iter().map(|(m, _)| *m).collect();
-    let others: Vec<Move> = legal
-        .iter()
-        .filter(|m| !root.contains(m))
-        .copied()
-        .collect();
-    root.extend(others);
+    let root = root_order(candidates.iter().map(|(m, _)| *m), &legal);
     let search_limits = SearchLimits {
         hard: limits.hard,
         soft: limits.soft,
@@ -341,6 +335,20 @@ pub fn revise(
         ranked,
         elapsed_ms: started.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+/// The root moves in search order: `first` (the legal ones, in their order), then every other
+/// legal move.
+pub(crate) fn root_order(first: impl Iterator<Item = Move>, legal: &[Move]) -> Vec<Move> {
+    let mut root: Vec<Move> = first.filter(|m| legal.contains(m)).collect();
+    root.dedup();
+    let others: Vec<Move> = legal
+        .iter()
+        .filter(|m| !root.contains(m))
+        .copied()
+        .collect();
+    root.extend(others);
+    root
 }
 
 #[cfg(test)]
