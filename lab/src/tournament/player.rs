@@ -153,6 +153,8 @@ impl std::str::FromStr for PlayerSpec {
                     "seed",
                     "revise",
                     "tolerance",
+                    "style",
+                    "temperature",
                 ];
                 if let Some(e) = unknown(&keys) {
                     return Err(e);
@@ -161,6 +163,18 @@ impl std::str::FromStr for PlayerSpec {
                     Some(file) => EngineConfig::load(std::path::Path::new(&file))?,
                     None => EngineConfig::default(),
                 };
+                if let Some(style) = take("style") {
+                    config.style = style.parse().map_err(|e| format!("player {s:?}: {e}"))?;
+                }
+                if let Some(t) = take("temperature") {
+                    config.temperature = t
+                        .parse()
+                        .ok()
+                        .filter(|t: &f64| t.is_finite() && *t > 0.0)
+                        .ok_or_else(|| {
+                            format!("player {s:?}: temperature={t} is not a number > 0")
+                        })?;
+                }
                 if let Some(r) = take("revise") {
                     config.revise.enabled = r
                         .parse()
@@ -483,6 +497,17 @@ mod tests {
             ("a", None, 8, 4.0, Mode::Thesis)
         );
         assert_eq!(config.reuse.weights.0[4], 10.0);
+        assert_eq!(config.style, precedent::engine::config::Style::Imitate);
+        let h: PlayerSpec = "precedent:style=human,temperature=0.5"
+            .parse()
+            .expect("spec");
+        let PlayerSpec::Precedent { config, .. } = h else {
+            panic!("kind")
+        };
+        assert_eq!(
+            (config.style, config.temperature),
+            (precedent::engine::config::Style::Human, 0.5)
+        );
         let u: PlayerSpec = "uci:name=sf,cmd=/usr/games/stockfish,opt.Skill Level=0,tc=5+0.05"
             .parse()
             .expect("spec");
@@ -510,6 +535,8 @@ mod tests {
             "chess:name=y",
             "precedent:weights=1:2",
             "uci:cmd=x,tc=fast",
+            "precedent:style=fast",
+            "precedent:temperature=0",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad} accepted");
         }
