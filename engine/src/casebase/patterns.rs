@@ -389,20 +389,23 @@ impl<'a> PatternTable<'a> {
         self.entries
     }
 
-    /// The fitted log-strength of `key` (0 when the pattern never occurred).
-    pub fn strength(&self, key: u64) -> f32 {
+    /// What the table knows of `key`, with one search: (played, available, fitted
+    /// log-strength); zeros when the pattern never occurred (or was pruned).
+    pub fn lookup(&self, key: u64) -> (u32, u32, f32) {
         match self.entries.binary_search_by_key(&key, |e| e.key) {
-            Ok(i) => self.strengths.get(i).copied().unwrap_or(0.0),
-            Err(_) => 0.0,
+            Ok(i) => (
+                self.entries[i].played,
+                self.entries[i].available,
+                self.strengths.get(i).copied().unwrap_or(0.0),
+            ),
+            Err(_) => (0, 0, 0.0),
         }
     }
 
     /// The counts of `key`: (played, available), zero when the pattern never occurred.
     pub fn get(&self, key: u64) -> (u32, u32) {
-        match self.entries.binary_search_by_key(&key, |e| e.key) {
-            Ok(i) => (self.entries[i].played, self.entries[i].available),
-            Err(_) => (0, 0),
-        }
+        let (played, available, _) = self.lookup(key);
+        (played, available)
     }
 
     /// Total (played, available) over the entries of one family: every case contributes one

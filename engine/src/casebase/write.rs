@@ -229,16 +229,14 @@ impl CaseBaseWriter {
             name: out.display().to_string(),
             source,
         };
-        let (mut patterns, mut strengths, index) = self.derive().map_err(err)?;
+        let (patterns, strengths, index) = self.derive().map_err(err)?;
+        // Pruned after the strength fit, which needs every pattern of every legal move.
         let min = info.options.min_pattern_count;
-        if min > 1 {
-            // After the strength fit, which needs every pattern of every legal move.
-            let keep: Vec<bool> = patterns.iter().map(|p| p.available >= min).collect();
-            let mut flags = keep.iter();
-            strengths.retain(|_| *flags.next().unwrap_or(&false));
-            let mut flags = keep.iter();
-            patterns.retain(|_| *flags.next().unwrap_or(&false));
-        }
+        let (patterns, strengths): (Vec<PatternCount>, Vec<f32>) = patterns
+            .into_iter()
+            .zip(strengths)
+            .filter(|(p, _)| p.available >= min)
+            .unzip();
         let info_json = serde_json::to_vec(info).map_err(|e| err(io::Error::other(e)))?;
         let white = self.boards[0].len / 32;
         let cases = white + self.boards[1].len / 32;

@@ -194,22 +194,25 @@ fn mirror_move(m: &Move) -> Move {
     }
 }
 
-/// The case-base features of each pattern family for one move's keys: the log-ratio of the
-/// smoothed play rate of its pattern to the base rate, each family shrunk towards its parent.
+/// The case-base features of one move's keys, per family: the log-ratio of the smoothed play
+/// rate of its pattern to the base rate (each family shrunk towards its parent), and the
+/// pattern's fitted log-strength.
 fn pattern_features(
     table: &PatternTable<'_>,
     keys: &[u64; FAMILIES],
     base: f64,
     alpha: f64,
-) -> [f64; FAMILIES] {
+) -> ([f64; FAMILIES], [f64; FAMILIES]) {
     let mut rate = [base; FAMILIES];
+    let mut strength = [0.0; FAMILIES];
     // Parents come before their children in Family::ALL.
     for f in Family::ALL {
         let prior = f.parent().map_or(base, |p| rate[p.index()]);
-        let (played, available) = table.get(keys[f.index()]);
+        let (played, available, s) = table.lookup(keys[f.index()]);
         rate[f.index()] = (f64::from(played) + alpha * prior) / (f64::from(available) + alpha);
+        strength[f.index()] = f64::from(s);
     }
-    rate.map(|r| (r.max(1e-9) / base).ln())
+    (rate.map(|r| (r.max(1e-9) / base).ln()), strength)
 }
 
 /// The search's value losses of each move: (loss after 1, 2, 3, 4 plies, at the last
@@ -217,29 +220,17 @@ fn pattern_features(
 /// not reached reads as the last one. `iterations` hold the values of `moves` in order.
 fn losses(iterations: &[Iteration], n: usize) -> Option<Vec<[i32; 5]>> {
     let last = iterations.last()?;
-    let loss_at = |it: &Iteration, j: usize| -> i32 {
-        let best = it
-            .values
-            .iter()
-            .filter(|v| v.1)
-            .map(|v| v.0)
-            .max()
-            .unwrap_or(0);
-        let clamp = |v: i32| v.clamp(-MATE_BOUND, MATE_BOUND);
-        (clamp(best) - clamp(it.values[j].0)).clamp(0, LOSS_CAP)
-    };
-    let at_depth = |d: usize| iterations.get(d.min(iterations.len()) - 1).unwrap_or(last);
+    let clamp = |v: i32| v.clamp(-MATE_BOUND, MATE_BOUND);
+    // The iterations read (depths 1-4, a depth not reached reading as the last one, and the
+    // last), each with its best exact value.
+    let read: [(&Iteration, i32); 5] = [1, 2, 3, 4, usize::MAX].map(|d| {
+        let it = iterations.get(d.min(iterations.len()) - 1).unwrap_or(last);
+        let best = it.values.iter().filter(|v| v.1).map(|v| v.0).max();
+        (it, clamp(best.unwrap_or(0)))
+    });
     Some(
         (0..n)
-            .map(|j| {
-                [
-                    loss_at(at_depth(1), j),
-                    loss_at(at_depth(2), j),
-                    loss_at(at_depth(3), j),
-                    loss_at(at_depth(4), j),
-                    loss_at(last, j),
-                ]
-            })
+            .map(|j| read.map(|(it, best)| (best - clamp(it.values[j].0)).clamp(0, LOSS_CAP)))
             .collect(),
     )
 }
@@ -261,13 +252,11 @@ pub fn evidence(
     };
     let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
     let mut patterns = Vec::with_capacity(legal.len());
-    let ctx = MoveContext {
-        ply: ctx.ply,
-        last: ctx.last,
-    };
     move_patterns(&view, ctx, &mut patterns);
     let table = cb.patterns();
     let (played, available) = table.totals(Family::Move);
+    // The base rate: one move played per position among its legal moves (about 1/30 in
+    // practice, the fallback for a case base without counts).
     let base = if available > 0 && played > 0 {
         played as f64 / available as f64
     } else {
@@ -283,11 +272,9 @@ pub fn evidence(
     for (m, image) in legal.iter().zip(&images) {
         let mut x = [0.0; N_FEATURES];
         if let Some((_, keys)) = patterns.iter().find(|(pm, _)| pm == image) {
-            let p = pattern_features(&table, keys, base, smoothing.alpha);
-            x[..FAMILIES].copy_from_slice(&p);
-            for (f, key) in keys.iter().enumerate() {
-                x[STRENGTH_FEATURE + f] = f64::from(table.strength(*key));
-            }
+            let (ratios, strengths) = pattern_features(&table, keys, base, smoothing.alpha);
+            x[..FAMILIES].copy_from_slice(&ratios);
+            x[STRENGTH_FEATURE..STRENGTH_FEATURE + FAMILIES].copy_from_slice(&strengths);
         }
         if let Some(v) = votes {
             let share = v.iter().find(|c| c.0 == *m).map_or(0.0, |c| c.1);
