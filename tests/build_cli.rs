@@ -239,3 +239,99 @@ fn info_rejects_damaged_files_with_one_line() {
     assert!(err.contains("bad.cb") && err.contains("truncated"), "{err}");
     assert_eq!(err.trim().lines().count(), 1);
 }
+
+/// Builds the 1,005-game rapid fixture with `filters`; returns the summary and `info --json`.
+fn build_rapid(filters: &[&str]) -> (serde_json::Value, serde_json::Value) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("rapid.cb");
+    let input = fixture("lichess-rapid-sample.pgn.zst");
+    let mut args = vec![
+        "build",
+        input.to_str().expect("utf-8 path"),
+        "-o",
+        out.to_str().expect("utf-8 path"),
+        "--json",
+    ];
+    args.extend_from_slice(filters);
+    let summary = run_json(&args);
+    let info = run_json(&["info", out.to_str().expect("utf-8 path"), "--json"]);
+    (summary, info)
+}
+
+#[test]
+fn max_cases_stops_at_the_game_that_reaches_it() {
+    let (all, _) = build_rapid(&[]);
+    let (capped, _) = build_rapid(&["--max-cases", "5000"]);
+    let cases = capped["cases"].as_u64().expect("cases");
+    // The cap is checked after each game: a game's moves more at most.
+    assert!((5000..5600).contains(&cases), "{capped}");
+    assert!(all["cases"].as_u64().expect("cases") > cases);
+}
+
+#[test]
+fn band_cases_caps_every_rating_band_and_keeps_small_ones_whole() {
+    let (all, all_info) = build_rapid(&["--min-elo", "800", "--max-elo", "2599"]);
+    let (capped, info) = build_rapid(&[
+        "--min-elo",
+        "800",
+        "--max-elo",
+        "2599",
+        "--band-cases",
+        "3000",
+    ]);
+    let (n_all, n_capped) = (
+        all["cases"].as_u64().expect("cases"),
+        capped["cases"].as_u64().expect("cases"),
+    );
+    assert!(n_capped < n_all, "{n_capped} of {n_all}");
+    assert!(
+        capped["games_skipped"]["sampled out"].as_u64().unwrap_or(0) > 0,
+        "{capped}"
+    );
+    // Per 200-point band of the mover: about 3,000 (sampled by game and side, so a band may
+    // miss it by chance, not by much), and a band below the cap kept whole.
+    let count = |info: &serde_json::Value, band: &str| {
+        info["rating_histogram"]
+            .as_array()
+            .expect("histogram")
+            .iter()
+            .find(|b| b["band"] == band)
+            .and_then(|b| b["cases"].as_u64())
+            .unwrap_or(0)
+    };
+    for band in ["1200-1399", "1400-1599", "1600-1799"] {
+        let (before, after) = (count(&all_info, band), count(&info, band));
+        assert!(before > 9_000, "{band}: {before}");
+        assert!(
+            (2_000..4_000).contains(&after),
+            "{band}: {after} of {before}"
+        );
+    }
+    let small = count(&all_info, "2400-2599");
+    assert!(small > 0 && small < 3_000);
+    assert_eq!(
+        count(&info, "2400-2599"),
+        small,
+        "a band under the cap is kept whole"
+    );
+    // The same build again keeps the same cases: the draw is a hash, not a random number.
+    let (again, _) = build_rapid(&[
+        "--min-elo",
+        "800",
+        "--max-elo",
+        "2599",
+        "--band-cases",
+        "3000",
+    ]);
+    assert_eq!(again["cases"], capped["cases"]);
+    // Standard input cannot be read twice.
+    let err = stderr(&run(&[
+        "build",
+        "-",
+        "-o",
+        "/dev/null",
+        "--band-cases",
+        "10",
+    ]));
+    assert!(err.contains("--band-cases reads the input twice"), "{err}");
+}

@@ -35,6 +35,13 @@ pub struct Args {
     /// Stop after N games have contributed cases.
     #[arg(long, value_name = "N")]
     max_games: Option<u64>,
+    /// Stop once N cases are written (at the end of the game that reaches N).
+    #[arg(long, value_name = "N")]
+    max_cases: Option<u64>,
+    /// At most about N cases per 200-point band of the mover's rating (800-999, 1000-1199, …),
+    /// each band sampled evenly over the input by a hash of (game, side); reads the input twice.
+    #[arg(long, value_name = "N")]
+    band_cases: Option<u64>,
     /// Leave this percentage of games (chosen by a hash of each game) out of the case base, to
     /// evaluate on them later.
     #[arg(long, value_name = "PERCENT")]
@@ -65,6 +72,8 @@ pub fn run(args: Args) -> Result<()> {
             max_games: args.max_games,
             holdout: args.holdout,
             min_pattern_count: args.min_pattern_count,
+            max_cases: args.max_cases,
+            band_cases: args.band_cases,
         },
         strict: args.strict,
     };

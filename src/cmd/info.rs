@@ -39,7 +39,7 @@ pub fn run(args: Args) -> Result<()> {
     let o = &s.build.options;
     let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
     println!(
-        "filters        players {}, side {}, min elo {}, max elo {}, skip plies {}, max games {}, held out {}%",
+        "filters        players {}, side {}, min elo {}, max elo {}, skip plies {}, max games {}, max cases {}, cases per 200-point band {}, held out {}%",
         if o.players.is_empty() {
             "any".to_string()
         } else {
@@ -50,6 +50,8 @@ pub fn run(args: Args) -> Result<()> {
         opt(o.max_elo.map(|e| e.to_string())),
         o.skip_plies,
         opt(o.max_games.map(|e| e.to_string())),
+        opt(o.max_cases.map(|e| e.to_string())),
+        opt(o.band_cases.map(|e| e.to_string())),
         o.holdout.unwrap_or(0),
     );
 

@@ -135,6 +135,101 @@ pub fn case_of(mover: &Mover, game: u32) -> Option<(Color, Planes, CaseMeta)> {
     ))
 }
 
+/// Width of the rating bands of `--band-cases`.
+pub const BAND_WIDTH: u16 = 200;
+
+/// The `--band-cases` band of a mover rating (`None` = unrated, a band of its own).
+fn band_of(elo: Option<u16>) -> Option<u16> {
+    elo.map(|e| e / BAND_WIDTH)
+}
+
+/// The mover's rating of a selected move.
+fn mover_elo(game: &ParsedGame, mover: &Mover) -> Option<u16> {
+    match mover.pos.turn() {
+        Color::White => game.header.white_elo,
+        Color::Black => game.header.black_elo,
+    }
+}
+
+/// Per-band keep probabilities for `--band-cases`: `cap / candidates`, at most 1.
+#[derive(Clone, Debug, Default)]
+struct BandSampler {
+    rates: BTreeMap<Option<u16>, f64>,
+}
+
+impl BandSampler {
+    /// Whether the moves of this side of this game are kept. The draw is a hash of the game's
+    /// key and the side, so a rebuild keeps the same ones.
+    fn keeps(&self, game: &ParsedGame, mover: &Mover) -> bool {
+        let rate = self
+            .rates
+            .get(&band_of(mover_elo(game, mover)))
+            .copied()
+            .unwrap_or(1.0);
+        if rate >= 1.0 {
+            return true;
+        }
+        let side = u64::from(mover.pos.turn() == Color::Black);
+        // splitmix64 of the key and side: uniform in [0, 1).
+        let mut z = game.key ^ side.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        ((z >> 11) as f64 / (1u64 << 53) as f64) < rate
+    }
+}
+
+/// The first pass of `--band-cases`: counts the candidate moves of every band (after the
+/// filters and the hold-out) and turns the cap into keep probabilities.
+fn band_sampler(
+    config: &BuildConfig,
+    selection: &Selection,
+    cap: u64,
+) -> Result<BandSampler, BuildError> {
+    let mut counts: BTreeMap<Option<u16>, u64> = BTreeMap::new();
+    for name in &config.inputs {
+        if name == "-" {
+            return Err(BuildError::Options(
+                "--band-cases reads the input twice: give files, not standard input".into(),
+            ));
+        }
+        let input = open_input(name)?;
+        let state = input.state.clone();
+        let mut reader = Reader::new(input.reader);
+        let mut visitor = GameVisitor::new(selection.clone());
+        loop {
+            let outcome = match reader.read_game(&mut visitor) {
+                Ok(None) => break,
+                Ok(Some(outcome)) => outcome,
+                Err(source) if state.failed() => {
+                    return Err(InputError::Read {
+                        name: name.clone(),
+                        offset: state.bytes(),
+                        source,
+                    }
+                    .into());
+                }
+                Err(_) => continue,
+            };
+            let game = visitor.game();
+            let held = config
+                .options
+                .holdout
+                .is_some_and(|pct| is_held_out(game.key, pct));
+            if outcome.is_ok() && !held {
+                for mover in &game.selected {
+                    *counts.entry(band_of(mover_elo(game, mover))).or_default() += 1;
+                }
+            }
+        }
+    }
+    let rates = counts
+        .into_iter()
+        .map(|(band, n)| (band, (cap as f64 / n.max(1) as f64).min(1.0)))
+        .collect();
+    Ok(BandSampler { rates })
+}
+
 fn write_game(writer: &mut CaseBaseWriter, game: &ParsedGame) -> Result<(), CaseBaseError> {
     let h = &game.header;
     let record = GameRecord {
@@ -179,6 +274,15 @@ pub fn build(
     if config.inputs.is_empty() {
         return Err(BuildError::Options("no input given".into()));
     }
+    let sampler = match config.options.band_cases {
+        Some(0) => {
+            return Err(BuildError::Options(
+                "--band-cases must be at least 1".into(),
+            ));
+        }
+        Some(cap) => Some(band_sampler(config, &selection, cap)?),
+        None => None,
+    };
     let mut writer = CaseBaseWriter::create(&config.out)?;
     let mut stats = BuildStats::default();
     let mut skipped: BTreeMap<SkipReason, u64> = BTreeMap::new();
@@ -206,20 +310,35 @@ pub fn build(
                 Err(_) => Err(SkipReason::MalformedPgn),
             };
             stats.games_read += 1;
-            let game = visitor.game();
-            let outcome = match (outcome, config.options.holdout) {
-                (Ok(()), Some(pct)) if is_held_out(game.key, pct) => Err(SkipReason::HeldOut),
+            let mut outcome = match (outcome, config.options.holdout) {
+                (Ok(()), Some(pct)) if is_held_out(visitor.game().key, pct) => {
+                    Err(SkipReason::HeldOut)
+                }
                 (other, _) => other,
             };
+            if let (Ok(()), Some(sampler)) = (outcome, &sampler) {
+                let game = visitor.game_mut();
+                let mut selected = std::mem::take(&mut game.selected);
+                selected.retain(|m| sampler.keeps(game, m));
+                game.selected = selected;
+                if game.selected.is_empty() {
+                    outcome = Err(SkipReason::SampledOut);
+                }
+            }
+            let game = visitor.game();
             match outcome {
                 Ok(()) => {
                     write_game(&mut writer, game)?;
                     stats.games_used += 1;
-                    if config
+                    let enough_games = config
                         .options
                         .max_games
-                        .is_some_and(|max| stats.games_used >= max)
-                    {
+                        .is_some_and(|max| stats.games_used >= max);
+                    let enough_cases = config
+                        .options
+                        .max_cases
+                        .is_some_and(|max| writer.cases() >= max);
+                    if enough_games || enough_cases {
                         done = true;
                         break;
                     }

@@ -28,6 +28,14 @@ pub struct BuildOptions {
     /// for a little less detail. 0 or 1 keeps every pattern.
     #[serde(default)]
     pub min_pattern_count: u32,
+    /// Stop once this many cases are written (at the end of the game that reaches it).
+    #[serde(default)]
+    pub max_cases: Option<u64>,
+    /// At most about this many cases per 200-point band of the mover's rating: a band with
+    /// more candidate moves keeps each (game, side) with the same probability (by a hash), so
+    /// every band is sampled evenly over the whole input. Needs a first counting pass.
+    #[serde(default)]
+    pub band_cases: Option<u64>,
 }
 
 /// Counts from the build.

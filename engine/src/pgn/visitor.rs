@@ -69,6 +69,8 @@ pub enum SkipReason {
     MalformedPgn,
     /// Left out of the case base for testing (`--holdout`).
     HeldOut,
+    /// Every selected move was left out by `--band-cases` sampling.
+    SampledOut,
 }
 
 impl SkipReason {
@@ -82,6 +84,7 @@ impl SkipReason {
             SkipReason::NotSelected => "no selected moves",
             SkipReason::MalformedPgn => "malformed pgn",
             SkipReason::HeldOut => "held out",
+            SkipReason::SampledOut => "sampled out",
         }
     }
 
@@ -168,6 +171,11 @@ impl GameVisitor {
     /// The game last read.
     pub fn game(&self) -> &ParsedGame {
         &self.game
+    }
+
+    /// The game just read, to narrow its selected moves before they are used.
+    pub fn game_mut(&mut self) -> &mut ParsedGame {
+        &mut self.game
     }
 
     fn fail(&mut self, reason: SkipReason, detail: String) {
