@@ -305,3 +305,50 @@ fn chess960_match_through_the_uci_pipe_keeps_engines_running_and_replays_legally
     // Every game replays legally from its Chess960 start position.
     assert_replays(&pgn, 4);
 }
+
+#[test]
+fn a_staged_experiment_on_equal_case_bases_reports_its_decision() {
+    let games = common::fixture("lichess-rapid-sample.pgn.zst");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("exp");
+    let r = run_json(&[
+        "experiment",
+        "--pgn",
+        games.to_str().expect("path"),
+        "--bands",
+        "1000-1399,1400-1799,1800-",
+        "--max-cases",
+        "1500",
+        "--games",
+        "2",
+        "--stages",
+        "2",
+        "--tc",
+        "2+0.02",
+        "--max-plies",
+        "60",
+        "--concurrency",
+        "2",
+        "--out-dir",
+        out.to_str().expect("path"),
+        "--json",
+    ]);
+    let stages = r["stages"].as_u64().expect("stages");
+    assert!((1..=2).contains(&stages), "{r}");
+    assert_eq!(r["games_per_pair"].as_u64(), Some(2 * stages), "{r}");
+    let decision = r["decision"].as_str().expect("decision");
+    assert!(["effect", "absent", "undecided"].contains(&decision), "{r}");
+    // A stage stops the experiment only once decided.
+    if stages == 1 {
+        assert_ne!(decision, "undecided", "{r}");
+    }
+    for p in r["players"].as_array().expect("players") {
+        let cases = p["cases"].as_u64().expect("cases");
+        assert!((1500..2000).contains(&cases), "equal-size case bases: {p}");
+        assert_eq!(p["games"].as_u64(), Some(2 * 2 * stages), "{p}");
+    }
+    assert!(out.join("games.pgn").exists());
+    if stages == 2 {
+        assert!(out.join("games-2.pgn").exists());
+    }
+}

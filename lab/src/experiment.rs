@@ -8,9 +8,11 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::Progress;
-use crate::rating::{normal_cdf, spearman, spearman_p_value};
+use crate::rating::{
+    Anchor, Played, crosstable, fit_elo, normal_cdf, pairwise, spearman, spearman_p_value,
+};
 use crate::tournament::player::PlayerSpec;
-use crate::tournament::{MatchConfig, MatchReport, Pairing, run as run_match};
+use crate::tournament::{MatchConfig, MatchReport, Pairing, PairwiseNamed, run as run_match};
 use precedent::casebase::build::{BuildConfig, build};
 use precedent::casebase::{BuildOptions, CaseBase};
 use precedent::engine::config::EngineConfig;
@@ -93,12 +95,20 @@ pub struct ExperimentConfig {
     pub skip_plies: u32,
     /// Build each case base from at most this many games.
     pub max_games: Option<u64>,
+    /// Build each case base from at most about this many cases (equal-size case bases).
+    pub max_cases: Option<u64>,
     /// The reasoner's settings, the same for every group's engine.
     pub reasoner: EngineConfig,
     /// The match settings; its players are replaced by the groups' engines.
     pub matches: MatchConfig,
     /// Where to write the SVG chart; `None` = no chart.
     pub svg: Option<PathBuf>,
+    /// Stages of the round robin (each `matches.games_per_pair` games a pair): after each the
+    /// answer is tested, and the experiment stops once it is decided. 1 = one fixed round robin.
+    pub stages: usize,
+    /// The smallest effect that matters, in Elo per 100 rating points: an effect whose interval
+    /// lies within ±this is "absent". 0 = never decide for absence.
+    pub min_effect: f64,
 }
 
 /// One group's outcome.
@@ -151,11 +161,120 @@ pub struct ExperimentReport {
     pub slope: Option<Slope>,
     /// The answer to the question, in plain English.
     pub answer: String,
+    /// How the sequential test ended: `effect` (slope significantly different from zero),
+    /// `absent` (slope within ±min_effect), or `undecided`.
+    pub decision: Decision,
+    /// Stages played.
+    pub stages: usize,
+    /// Games per pair played.
+    pub games_per_pair: usize,
+    /// Games per pair a fixed round robin would need to detect the slope seen (two-sided 5 %,
+    /// power 80 %), when there is a slope.
+    pub games_per_pair_needed: Option<f64>,
     /// Path of the SVG chart written, if any.
     pub svg: Option<String>,
     /// The full report of the round robin.
     #[serde(rename = "match")]
     pub match_report: MatchReport,
+}
+
+/// How the sequential test ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// The slope of Elo on rating differs from zero (at the stage-corrected level).
+    Effect,
+    /// The slope's interval lies within ±min_effect: no effect that matters.
+    Absent,
+    /// Neither, after the last stage.
+    Undecided,
+}
+
+/// The significance level of one look when `stages` looks share 5 % (Bonferroni: valid
+/// however the stages fall, a little conservative).
+pub fn stage_alpha(stages: usize) -> f64 {
+    0.05 / stages.max(1) as f64
+}
+
+/// The decision after a look at `slope` with `stages` looks in all.
+pub fn decide(slope: Option<&Slope>, stages: usize, min_effect: f64) -> Decision {
+    let Some(s) = slope else {
+        return Decision::Undecided;
+    };
+    let alpha = stage_alpha(stages);
+    if s.p_value < alpha {
+        return Decision::Effect;
+    }
+    // The (1 − alpha) interval, from the 95 % one's standard error.
+    let se = (s.ci_high - s.ci_low) / (2.0 * 1.96);
+    let z = normal_quantile(1.0 - alpha / 2.0);
+    if min_effect > 0.0
+        && se.is_finite()
+        && s.per_100 - z * se > -min_effect
+        && s.per_100 + z * se < min_effect
+    {
+        return Decision::Absent;
+    }
+    Decision::Undecided
+}
+
+/// Games per pair a fixed design needs to find `slope` at two-sided 5 % with 80 % power, from
+/// its standard error after `games_per_pair` games (the error shrinks as 1/√games).
+pub fn games_needed(slope: &Slope, games_per_pair: usize) -> Option<f64> {
+    let se = (slope.ci_high - slope.ci_low) / (2.0 * 1.96);
+    if slope.per_100 == 0.0 || !se.is_finite() || se <= 0.0 {
+        return None;
+    }
+    let ratio = (1.96 + 0.8416) * se / slope.per_100.abs();
+    Some(games_per_pair as f64 * ratio * ratio)
+}
+
+/// The standard normal quantile (Acklam's rational approximation, |error| < 1.2e-9).
+pub fn normal_quantile(p: f64) -> f64 {
+    let a = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    let b = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    let c = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    let d = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    let p = p.clamp(1e-300, 1.0 - 1e-16);
+    let tail = |q: f64| {
+        (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
+            / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0)
+    };
+    if p < 0.02425 {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p > 1.0 - 0.02425 {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    } else {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q
+            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0)
+    }
 }
 
 /// Why the experiment failed.
@@ -303,6 +422,7 @@ pub fn run(
             max_elo: g.max_elo,
             skip_plies: cfg.skip_plies,
             max_games: cfg.max_games,
+            max_cases: cfg.max_cases,
             ..BuildOptions::default()
         };
         progress.note(&format!("building {} …", file.display()));
@@ -333,17 +453,138 @@ pub fn run(
             config: cfg.reasoner.clone(),
         });
     }
-    let matches = MatchConfig {
-        players,
-        pairing: Pairing::RoundRobin,
-        anchor: None,
-        ..cfg.matches.clone()
+    let stages = cfg.stages.max(1);
+    let mut report: Option<MatchReport> = None;
+    let mut decision = Decision::Undecided;
+    let mut played_stages = 0;
+    let mut analysis = None;
+    for stage in 0..stages {
+        let pgn_out = cfg.matches.pgn_out.as_ref().map(|p| {
+            if stage == 0 {
+                p.clone()
+            } else {
+                let stem = p.file_stem().unwrap_or_default().to_string_lossy();
+                p.with_file_name(format!("{stem}-{}.pgn", stage + 1))
+            }
+        });
+        let matches = MatchConfig {
+            players: players.clone(),
+            pairing: Pairing::RoundRobin,
+            anchor: None,
+            seed: cfg.matches.seed.wrapping_add(stage as u64),
+            pgn_out,
+            ..cfg.matches.clone()
+        };
+        if stages > 1 {
+            progress.note(&format!("stage {} of {stages}", stage + 1));
+        }
+        let r = run_match(&matches, progress)?;
+        let merged = match report.take() {
+            Some(before) => merge(before, r),
+            None => r,
+        };
+        played_stages = stage + 1;
+        let a = analyse(&merged, &built);
+        decision = decide(a.slope.as_ref(), stages, cfg.min_effect);
+        report = Some(merged);
+        analysis = Some(a);
+        if stages > 1 && decision != Decision::Undecided {
+            break;
+        }
+    }
+    let (
+        Some(report),
+        Some(Analysis {
+            results,
+            rho,
+            p,
+            slope,
+        }),
+    ) = (report, analysis)
+    else {
+        return Err(ExperimentError::Config("no stage was played".into()));
     };
-    let report = run_match(&matches, progress)?;
+    let games_per_pair = played_stages * cfg.matches.games_per_pair.div_ceil(2) * 2;
+    let needed = slope.as_ref().and_then(|s| games_needed(s, games_per_pair));
+    let total_games = report.games.len() as u64;
+    let mut answer = answer(results.len(), rho, p, slope.as_ref(), total_games);
+    if stages > 1 || cfg.min_effect > 0.0 {
+        answer.push(' ');
+        answer.push_str(&sequential_text(
+            decision,
+            played_stages,
+            stages,
+            games_per_pair,
+            needed,
+            cfg.min_effect,
+        ));
+    }
+    let svg = match &cfg.svg {
+        Some(path) => {
+            let text = chart(&results, &answer).map_err(ExperimentError::Config)?;
+            std::fs::write(path, text).map_err(|source| ExperimentError::Write {
+                path: path.display().to_string(),
+                source,
+            })?;
+            Some(path.display().to_string())
+        }
+        None => None,
+    };
+    Ok(ExperimentReport {
+        players: results,
+        spearman: rho,
+        p_value: p,
+        slope,
+        answer,
+        decision,
+        stages: played_stages,
+        games_per_pair,
+        games_per_pair_needed: needed,
+        svg,
+        match_report: report,
+    })
+}
+
+/// What the sequential test concluded, in words.
+fn sequential_text(
+    decision: Decision,
+    played: usize,
+    stages: usize,
+    games_per_pair: usize,
+    needed: Option<f64>,
+    min_effect: f64,
+) -> String {
+    let alpha = stage_alpha(stages);
+    let need = needed.map_or(String::new(), |n| {
+        format!(" To detect the slope seen, a fixed round robin needs about {n:.0} games a pair.")
+    });
+    match decision {
+        Decision::Effect => format!(
+            "Decided after stage {played} of {stages} ({games_per_pair} games a pair): the slope is significant at the stage-corrected level {alpha:.4} (5 % over {stages} looks).{need}"
+        ),
+        Decision::Absent => format!(
+            "Decided after stage {played} of {stages} ({games_per_pair} games a pair): no effect of ±{min_effect:.0} Elo per 100 rating points or more (the {:.1} % interval of the slope lies within it).{need}",
+            100.0 * (1.0 - alpha)
+        ),
+        Decision::Undecided => format!(
+            "Undecided after {played} stages ({games_per_pair} games a pair): neither a slope (at level {alpha:.4}) nor its absence (within ±{min_effect:.0} Elo per 100 rating points) is shown.{need}"
+        ),
+    }
+}
+
+/// The groups' results and the tests on them, from a (merged) round robin.
+struct Analysis {
+    results: Vec<GroupResult>,
+    rho: Option<f64>,
+    p: Option<f64>,
+    slope: Option<Slope>,
+}
+
+fn analyse(report: &MatchReport, built: &[(u64, u64, Option<f64>)]) -> Analysis {
     let results: Vec<GroupResult> = report
         .players
         .iter()
-        .zip(&built)
+        .zip(built)
         .map(|(p, (cases, games, mean))| GroupResult {
             name: p.name.clone(),
             cases: *cases,
@@ -376,28 +617,75 @@ pub fn run(
     } else {
         None
     };
-    let total_games = report.games.len() as u64;
-    let answer = answer(results.len(), rho, p, slope.as_ref(), total_games);
-    let svg = match &cfg.svg {
-        Some(path) => {
-            let text = chart(&results, &answer).map_err(ExperimentError::Config)?;
-            std::fs::write(path, text).map_err(|source| ExperimentError::Write {
-                path: path.display().to_string(),
-                source,
-            })?;
-            Some(path.display().to_string())
-        }
-        None => None,
-    };
-    Ok(ExperimentReport {
-        players: results,
-        spearman: rho,
-        p_value: p,
+    Analysis {
+        results,
+        rho,
+        p,
         slope,
-        answer,
-        svg,
-        match_report: report,
-    })
+    }
+}
+
+/// Two round robins of the same players as one: games, terminations and failures together,
+/// ratings refitted over all the games.
+fn merge(mut a: MatchReport, b: MatchReport) -> MatchReport {
+    let n = a.players.len();
+    let index = |name: &str| a.players.iter().position(|p| p.name == name);
+    a.games.extend(b.games);
+    let played: Vec<Played> = a
+        .games
+        .iter()
+        .filter_map(|g| {
+            let score = match g.result.as_str() {
+                "1-0" => 1.0,
+                "0-1" => 0.0,
+                _ => 0.5,
+            };
+            Some(Played {
+                white: index(&g.white)?,
+                black: index(&g.black)?,
+                score,
+            })
+        })
+        .collect();
+    let fit = fit_elo(n, &played, &Anchor::Mean);
+    a.crosstable = crosstable(n, &played);
+    for (i, (row, other)) in a.players.iter_mut().zip(&b.players).enumerate() {
+        let (mut wins, mut draws, mut losses) = (0, 0, 0);
+        for g in played.iter().filter(|g| g.white == i || g.black == i) {
+            let s = if g.white == i { g.score } else { 1.0 - g.score };
+            if s > 0.75 {
+                wins += 1;
+            } else if s < 0.25 {
+                losses += 1;
+            } else {
+                draws += 1;
+            }
+        }
+        row.games = a.crosstable.total_games[i];
+        row.score = a.crosstable.total_points[i];
+        (row.wins, row.draws, row.losses) = (wins, draws, losses);
+        (row.elo, row.ci_low, row.ci_high) = (fit.elo[i], fit.ci_low[i], fit.ci_high[i]);
+        row.failures += other.failures;
+        for (k, v) in &other.forfeits {
+            *row.forfeits.entry(k.clone()).or_default() += v;
+        }
+        row.times.merge(&other.times);
+        row.memory.extend(other.memory.iter().cloned());
+    }
+    a.pairwise = pairwise(n, &played)
+        .into_iter()
+        .map(|p| PairwiseNamed {
+            a_name: a.players[p.a].name.clone(),
+            b_name: a.players[p.b].name.clone(),
+            record: p,
+        })
+        .collect();
+    for (k, v) in b.terminations {
+        *a.terminations.entry(k).or_default() += v;
+    }
+    a.failures.extend(b.failures);
+    a.seconds += b.seconds;
+    a
 }
 
 fn sanitize(label: &str) -> String {
@@ -512,6 +800,66 @@ pub fn chart(results: &[GroupResult], caption: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn slope(per_100: f64, se: f64, p_value: f64) -> Slope {
+        Slope {
+            per_100,
+            ci_low: per_100 - 1.96 * se,
+            ci_high: per_100 + 1.96 * se,
+            p_value,
+        }
+    }
+
+    #[test]
+    fn normal_quantiles_invert_the_cdf() {
+        for p in [0.001, 0.025, 0.3, 0.5, 0.9, 0.975, 0.9999] {
+            let z = normal_quantile(p);
+            assert!((normal_cdf(z) - p).abs() < 1e-6, "{p}: {z}");
+        }
+        assert!((normal_quantile(0.975) - 1.959_964).abs() < 1e-5);
+    }
+
+    #[test]
+    fn the_sequential_test_decides_for_an_effect_for_its_absence_or_not_at_all() {
+        // Five looks share 5 %: p = 0.02 is not enough, p = 0.005 is.
+        assert_eq!(stage_alpha(5), 0.01);
+        assert_eq!(
+            decide(Some(&slope(30.0, 12.0, 0.02)), 5, 10.0),
+            Decision::Undecided
+        );
+        assert_eq!(
+            decide(Some(&slope(30.0, 9.0, 0.005)), 5, 10.0),
+            Decision::Effect
+        );
+        assert_eq!(
+            decide(Some(&slope(30.0, 12.0, 0.02)), 1, 10.0),
+            Decision::Effect
+        );
+        // A slope near zero, known to ±2.5 at 99 %: no effect of 10 Elo per 100 points.
+        assert_eq!(
+            decide(Some(&slope(1.0, 1.0, 0.3)), 5, 10.0),
+            Decision::Absent
+        );
+        // The same slope known to ±8: neither.
+        assert_eq!(
+            decide(Some(&slope(1.0, 4.0, 0.8)), 5, 10.0),
+            Decision::Undecided
+        );
+        // Without a smallest effect that matters, absence is never decided.
+        assert_eq!(
+            decide(Some(&slope(1.0, 1.0, 0.3)), 5, 0.0),
+            Decision::Undecided
+        );
+        assert_eq!(decide(None, 5, 10.0), Decision::Undecided);
+    }
+
+    #[test]
+    fn games_needed_scale_with_the_square_of_the_error_over_the_effect() {
+        // z = 1: (1.96 + 0.84)² ≈ 7.85 times the games played.
+        let n = games_needed(&slope(10.0, 10.0, 0.3), 20).expect("needed");
+        assert!((n - 20.0 * 7.849).abs() < 0.1, "{n}");
+        assert!(games_needed(&slope(0.0, 10.0, 1.0), 20).is_none());
+    }
 
     #[test]
     fn parses_bands_with_open_ends() {

@@ -20,9 +20,17 @@ pub struct Args {
     /// Player case bases instead: A,B,C
     #[arg(long)]
     players: Option<String>,
-    /// Games per pair of case bases.
+    /// Games per pair of case bases (per stage with --stages).
     #[arg(long, default_value_t = 40)]
     games: usize,
+    /// Play up to N stages of --games games a pair, testing after each and stopping once the
+    /// answer is decided (5 % shared by the N looks).
+    #[arg(long, default_value_t = 1)]
+    stages: usize,
+    /// The smallest effect that matters (Elo per 100 rating points of the case base): a slope
+    /// whose interval lies within ±this counts as no effect.
+    #[arg(long, default_value_t = 10.0)]
+    min_effect: f64,
     #[command(flatten)]
     settings: MatchSettings,
     /// Skip the first N plies of every game when building.
@@ -31,6 +39,9 @@ pub struct Args {
     /// Build each case base from at most N games.
     #[arg(long)]
     max_games: Option<u64>,
+    /// Build each case base from at most about N cases (case bases of equal size).
+    #[arg(long)]
+    max_cases: Option<u64>,
     /// Directory for the case bases and the games.
     #[arg(long, default_value = "experiment")]
     out_dir: PathBuf,
@@ -60,6 +71,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
         out_dir: args.out_dir.clone(),
         skip_plies: args.skip_plies,
         max_games: args.max_games,
+        max_cases: args.max_cases,
         reasoner: args.reasoner.config()?,
         // One --seed (the reasoner's) also orders the openings.
         matches: args.settings.config(
@@ -68,6 +80,8 @@ pub fn run_cmd(args: Args) -> Result<()> {
             Some(args.out_dir.join("games.pgn")),
             "Precedent experiment",
         )?,
+        stages: args.stages,
+        min_effect: args.min_effect,
         svg: Some(
             args.svg
                 .clone()
