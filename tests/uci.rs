@@ -626,3 +626,88 @@ fn a_style_change_takes_effect_at_the_next_go() {
     );
     e.quit();
 }
+
+#[test]
+fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() {
+    let mut e = Engine::start(&[]);
+    let options = e.handshake();
+    assert!(
+        options
+            .iter()
+            .any(|l| l == "option name UCI_LimitStrength type check default false"),
+        "{options:#?}"
+    );
+    assert!(
+        options
+            .iter()
+            .any(|l| l == "option name UCI_Elo type spin default 1400 min 1000 max 1800"),
+        "{options:#?}"
+    );
+    e.send("position startpos moves e2e4 e7e5 g1f3");
+    let level_line = |info: &[String]| {
+        info.iter()
+            .find(|l| l.starts_with("info string level "))
+            .cloned()
+    };
+    // Off (the default): today's style, no level.
+    let (info, _) = e.go("go movetime 100");
+    assert_eq!(level_line(&info), None, "{info:#?}");
+    // On: the level nearest to the setting, in the human style (README's table).
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send("setoption name UCI_Elo value 1450");
+    let (info, mv) = e.go("go movetime 100");
+    assert!(is_uci_move(&mv));
+    let line = level_line(&info).expect("a level line");
+    assert!(
+        line.starts_with(
+            "info string level 1400 (UCI_Elo 1450): the move model of movers rated 1400-1599"
+        ),
+        "{line}"
+    );
+    assert!(
+        info.iter()
+            .any(|l| l.starts_with("info string model (human): ")),
+        "{info:#?}"
+    );
+    // A change takes effect at the next go.
+    e.send("setoption name UCI_Elo value 1790");
+    let (info, _) = e.go("go movetime 100");
+    let line = level_line(&info).expect("a level line");
+    assert!(
+        line.starts_with(
+            "info string level 1800 (UCI_Elo 1790): the move model of movers rated 1800-1999"
+        ),
+        "{line}"
+    );
+    // Outside the range: clamped, and said so.
+    e.send("setoption name UCI_Elo value 3000");
+    let said = e.until("info string UCI_Elo");
+    assert_eq!(
+        said.last().map(String::as_str),
+        Some("info string UCI_Elo 3000 is outside 1000..1800; clamped to 1800")
+    );
+    e.send("setoption name UCI_Elo value 500");
+    let said = e.until("info string UCI_Elo");
+    assert_eq!(
+        said.last().map(String::as_str),
+        Some("info string UCI_Elo 500 is outside 1000..1800; clamped to 1000")
+    );
+    let (info, _) = e.go("go movetime 100");
+    let line = level_line(&info).expect("a level line");
+    assert!(
+        line.starts_with(
+            "info string level 1000 (UCI_Elo 1000): the move model of movers rated 800-999"
+        ),
+        "{line}"
+    );
+    // Off again: back to the default style.
+    e.send("setoption name UCI_LimitStrength value false");
+    let (info, _) = e.go("go movetime 100");
+    assert_eq!(level_line(&info), None, "{info:#?}");
+    assert!(
+        info.iter()
+            .any(|l| l.starts_with("info string model (imitate): ")),
+        "{info:#?}"
+    );
+    e.quit();
+}

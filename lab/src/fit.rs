@@ -24,7 +24,7 @@ use precedent::casebase::CaseBase;
 use precedent::casebase::patterns::{LastMove, MoveContext};
 use precedent::engine::config::EngineConfig;
 use precedent::engine::{ThinkLimits, judge_position};
-use precedent::model::fit::{Example, Fitted, fit, probabilities};
+use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards, probabilities};
 use precedent::model::{FEATURES, N_FEATURES, Smoothing, evidence};
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
@@ -366,6 +366,148 @@ pub fn variant(
         },
         fitted,
     ))
+}
+
+/// A blunder, for the temperature of a level: a move that the search (at the fit's thinking
+/// time) found at least this many pawns worse than the best.
+pub const BLUNDER_PAWNS: f64 = 2.0;
+
+fn loss_last_index() -> usize {
+    FEATURES
+        .iter()
+        .position(|f| *f == "loss_last")
+        .unwrap_or(N_FEATURES - 1)
+}
+
+/// How often the humans of `items` blundered, and how often a player drawing moves from the
+/// model with `weights` at `temperature` (∝ P^(1/T)) would, in expectation, by the same measure.
+pub fn blunder_rates(items: &[&Item], weights: &[f64], temperature: f64) -> (f64, f64) {
+    let k = loss_last_index();
+    let n = items.len().max(1) as f64;
+    let human = items
+        .iter()
+        .filter(|it| it.features[it.played][k] >= BLUNDER_PAWNS)
+        .count() as f64
+        / n;
+    let model: f64 = items
+        .par_iter()
+        .map(|it| {
+            let scaled: Vec<f64> = weights.iter().map(|w| w / temperature).collect();
+            let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
+            probabilities(&rows, &scaled)
+                .iter()
+                .zip(&it.features)
+                .filter(|(_, x)| x[k] >= BLUNDER_PAWNS)
+                .map(|(p, _)| p)
+                .sum::<f64>()
+        })
+        .sum::<f64>()
+        / n;
+    (human, model)
+}
+
+/// The humans' mean loss on `items` (the search's last-iteration loss of the move played, in
+/// pawns, capped), and the expected mean loss of a player drawing from the model at
+/// `temperature`.
+pub fn mean_losses(items: &[&Item], weights: &[f64], temperature: f64) -> (f64, f64) {
+    let k = loss_last_index();
+    let n = items.len().max(1) as f64;
+    let human = items
+        .iter()
+        .map(|it| it.features[it.played][k])
+        .sum::<f64>()
+        / n;
+    let model: f64 = items
+        .par_iter()
+        .map(|it| {
+            let scaled: Vec<f64> = weights.iter().map(|w| w / temperature).collect();
+            let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
+            probabilities(&rows, &scaled)
+                .iter()
+                .zip(&it.features)
+                .map(|(p, x)| p * x[k])
+                .sum::<f64>()
+        })
+        .sum::<f64>()
+        / n;
+    (human, model)
+}
+
+/// The temperature at which drawing from the model loses as much, on average, as the humans
+/// of `items` (bisection on log T within 0.05–5; the nearer end when it cannot be met). The
+/// mean loss, not the blunder rate, is matched: blunders are rare enough (1–2 % by the fit's
+/// search) that a band's thousand positions hold too few of them to set a temperature.
+pub fn calibrate_temperature(items: &[&Item], weights: &[f64]) -> f64 {
+    let (lo_t, hi_t) = (0.05f64, 5.0f64);
+    let (target, _) = mean_losses(items, weights, 1.0);
+    let rate = |t: f64| mean_losses(items, weights, t).1;
+    if rate(lo_t) >= target {
+        return lo_t;
+    }
+    if rate(hi_t) <= target {
+        return hi_t;
+    }
+    let (mut lo, mut hi) = (lo_t.ln(), hi_t.ln());
+    for _ in 0..30 {
+        let mid = 0.5 * (lo + hi);
+        if rate(mid.exp()) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (0.5 * (lo + hi)).exp()
+}
+
+/// One level's model: fitted on a rating band's positions, shrunk towards the model of all
+/// bands, with the temperature that makes its draws blunder like the band's players.
+#[derive(Clone, Debug, Serialize)]
+pub struct LevelFit {
+    /// Lowest mover rating of the band.
+    pub min_rating: u16,
+    /// Highest mover rating of the band.
+    pub max_rating: u16,
+    /// Positions fitted on.
+    pub fit_positions: usize,
+    /// The band's model on the band's test positions.
+    pub test: Scores,
+    /// The model of all bands on the same positions.
+    pub generic: Scores,
+    /// The calibrated temperature.
+    pub temperature: f64,
+    /// The humans' blunder rate on the fit positions (by the search's losses).
+    pub human_blunders: f64,
+    /// The model's expected blunder rate there at `temperature`.
+    pub model_blunders: f64,
+    /// The band's weights, in [`FEATURES`] order.
+    #[serde(skip)]
+    pub weights: Vec<f64>,
+}
+
+/// Fits one level on the items of a band; `generic` are the weights of all bands (the prior).
+pub fn fit_level(
+    band: (u16, u16),
+    fit_items: &[&Item],
+    test_items: &[&Item],
+    generic: &[f64],
+    ridge: f64,
+) -> Result<LevelFit, FitError> {
+    let all = [true; N_FEATURES];
+    let fitted = fit_towards(&examples(fit_items, &all, false), generic, ridge)?;
+    let test_examples = examples(test_items, &all, false);
+    let temperature = calibrate_temperature(fit_items, &fitted.weights);
+    let (human_blunders, model_blunders) = blunder_rates(fit_items, &fitted.weights, temperature);
+    Ok(LevelFit {
+        min_rating: band.0,
+        max_rating: band.1,
+        fit_positions: fit_items.len(),
+        test: score(&test_examples, &fitted.weights),
+        generic: score(&test_examples, generic),
+        temperature,
+        human_blunders,
+        model_blunders,
+        weights: fitted.weights,
+    })
 }
 
 #[cfg(test)]

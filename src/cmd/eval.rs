@@ -140,10 +140,14 @@ fn moves_for(
     };
     let outcomes = run_reasoner(cb, positions, &cfg, movetime(args, &cfg), seed, &done);
     bar.finish_and_clear();
+    let style = match cfg.elo {
+        Some(elo) => format!("human at level {elo}"),
+        None => cfg.style.to_string(),
+    };
     let name = format!(
         "precedent ({}, style {}, mode {}, k {}, p {}, weights {}, revise {})",
         cb.name(),
-        cfg.style,
+        style,
         cfg.reuse.mode,
         cfg.reuse.k,
         cfg.reuse.p,

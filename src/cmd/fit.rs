@@ -5,12 +5,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use precedent::casebase::CaseBase;
-use precedent::engine::config::EngineConfig;
+use precedent::engine::config::{EngineConfig, Level};
 use precedent::model::fit::Fitted;
 use precedent::model::{FEATURES, FIRST_SEARCH_FEATURE, ModelConfig, N_FEATURES};
 use precedent::pgn::Selection;
 use precedent_lab::eval::{casebase_keys, sample_positions};
-use precedent_lab::fit::{Item, Record, Variant, features, gather, load, save, variant};
+use precedent_lab::experiment::parse_bands;
+use precedent_lab::fit::{
+    Item, LevelFit, Record, Variant, features, fit_level, gather, load, save, variant,
+};
 use rayon::prelude::*;
 
 use super::progress;
@@ -57,6 +60,15 @@ pub struct Args {
     /// Leave these features out (comma-separated names).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     drop: Vec<String>,
+    /// Also fit one level per rating band of the movers (e.g. 800-999,1000-1199): each band's
+    /// model shrunk towards the model of all positions, with the `human` temperature at which
+    /// it blunders as often as the band's players; written as the `levels` that `--elo` and
+    /// `UCI_Elo` choose from (a level's Elo is its band's middle).
+    #[arg(long, value_name = "BANDS")]
+    levels: Option<String>,
+    /// L2 penalty pulling a level's weights towards the model of all bands.
+    #[arg(long, default_value_t = 30.0)]
+    level_ridge: f64,
     /// Save the gathered evidence here (to refit later with --evidence).
     #[arg(long, value_name = "FILE")]
     save_evidence: Option<PathBuf>,
@@ -143,7 +155,35 @@ pub fn run_cmd(args: Args) -> Result<()> {
         variant(label, &fit_items, &test_items, &all, args.ridge)?;
     let mut model = ModelConfig::from_vector(&fitted.weights, cfg.model.smoothing);
     model.weights.retain(|_, w| *w != 0.0);
-    let params = EngineConfig { model, ..cfg };
+    let smoothing = cfg.model.smoothing;
+    let mut params = EngineConfig { model, ..cfg };
+    let level_fits = match &args.levels {
+        Some(bands) => fit_levels(
+            bands,
+            &fit_items,
+            &test_items,
+            &fitted.weights,
+            args.level_ridge,
+        )?,
+        None => Vec::new(),
+    };
+    if !level_fits.is_empty() {
+        params.levels = level_fits
+            .iter()
+            .map(|l| {
+                let mut model = ModelConfig::from_vector(&l.weights, smoothing);
+                model.weights.retain(|_, w| *w != 0.0);
+                Level {
+                    elo: (u32::from(l.min_rating) + u32::from(l.max_rating)).div_ceil(2) as u16,
+                    min_rating: l.min_rating,
+                    max_rating: l.max_rating,
+                    temperature: l.temperature,
+                    search_weight: 1.0,
+                    model,
+                }
+            })
+            .collect();
+    }
     params.save(&args.out).map_err(anyhow::Error::msg)?;
     let mut variants = vec![main];
     if args.variants {
@@ -169,6 +209,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
         "test_positions": test_items.len(),
         "out": args.out.display().to_string(),
         "variants": variants,
+        "levels": level_fits,
         "seconds": started.elapsed().as_secs_f64(),
     });
     if args.json {
@@ -205,8 +246,61 @@ pub fn run_cmd(args: Args) -> Result<()> {
             delta
         );
     }
+    if !level_fits.is_empty() {
+        println!(
+            "{:<10} {:>5} {:>5} {:>22} {:>22} {:>6} {:>15}",
+            "level", "fit", "test", "own model (95% CI)", "all bands' model", "T", "blunders h / m"
+        );
+        for l in &level_fits {
+            println!(
+                "{:<10} {:>5} {:>5} {:>6.2}% ({:.2}–{:.2}) {:>6.2}% ({:.2}–{:.2}) {:>6.3} {:>6.2}% / {:.2}%",
+                format!("{}-{}", l.min_rating, l.max_rating),
+                l.fit_positions,
+                l.test.positions,
+                l.test.accuracy * 100.0,
+                l.test.ci_low * 100.0,
+                l.test.ci_high * 100.0,
+                l.generic.accuracy * 100.0,
+                l.generic.ci_low * 100.0,
+                l.generic.ci_high * 100.0,
+                l.temperature,
+                l.human_blunders * 100.0,
+                l.model_blunders * 100.0,
+            );
+        }
+    }
     println!("{:.1} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// One level per band: the band's positions of each half.
+fn fit_levels(
+    bands: &str,
+    fit_items: &[&Item],
+    test_items: &[&Item],
+    generic: &[f64],
+    ridge: f64,
+) -> Result<Vec<LevelFit>> {
+    let groups = parse_bands(bands).map_err(anyhow::Error::msg)?;
+    let mut out = Vec::new();
+    for g in groups {
+        let (Some(lo), Some(hi)) = (g.min_elo, g.max_elo) else {
+            bail!("--levels: band {} needs both ends", g.label);
+        };
+        let inside = |i: &&&Item| i.elo.is_some_and(|e| (lo..=hi).contains(&e));
+        let f: Vec<&Item> = fit_items.iter().filter(inside).copied().collect();
+        let t: Vec<&Item> = test_items.iter().filter(inside).copied().collect();
+        if f.len() < 100 || t.is_empty() {
+            bail!(
+                "--levels: band {}: {} positions to fit and {} to test on (need 100 and 1)",
+                g.label,
+                f.len(),
+                t.len()
+            );
+        }
+        out.push(fit_level((lo, hi), &f, &t, generic, ridge)?);
+    }
+    Ok(out)
 }
 
 /// Samples both halves and gathers their evidence with a progress bar.

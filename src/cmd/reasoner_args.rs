@@ -25,6 +25,10 @@ pub struct ReasonerArgs {
     /// `human` style: moves are drawn ∝ P^(1/T) [default: 0.8].
     #[arg(long, value_name = "T")]
     pub temperature: Option<f64>,
+    /// Play at this level (as `UCI_LimitStrength` with `UCI_Elo`): the `human` style with the
+    /// move model and temperature of the nearest level (clamped into the levels' range).
+    #[arg(long, value_name = "N")]
+    pub elo: Option<u16>,
     /// Number of nearest cases that vote (1 = the thesis) [default: 64].
     #[arg(long)]
     pub k: Option<usize>,
@@ -66,6 +70,19 @@ impl ReasonerArgs {
             cfg.temperature.is_finite() && cfg.temperature > 0.0,
             "--temperature must be a number above 0"
         );
+        if let Some(elo) = self.elo {
+            let Some(choice) = cfg.level_for(elo) else {
+                anyhow::bail!("--elo: the parameters have no levels to choose from");
+            };
+            if choice.clamped {
+                let (lo, hi) = cfg.elo_range().unwrap_or((elo, elo));
+                eprintln!(
+                    "--elo {elo} is outside {lo}..{hi}; playing at {}",
+                    choice.elo
+                );
+            }
+            cfg.elo = Some(choice.elo);
+        }
         let (reuse, revise) = (&mut cfg.reuse, &mut cfg.revise);
         set(&mut reuse.k, self.k);
         set(&mut reuse.p, self.p);

@@ -62,6 +62,48 @@ pub struct EngineConfig {
     pub revise: ReviseConfig,
     /// The move model's weights (fitted by `precedent fit`).
     pub model: ModelConfig,
+    /// The levels of play `elo` chooses from (fitted by `precedent fit --levels`), in
+    /// increasing order of `elo`.
+    pub levels: Vec<Level>,
+    /// Play at this level (`UCI_LimitStrength` with `UCI_Elo`): the `human` style with the
+    /// model and temperature of the level nearest to it. `None` = the style above.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elo: Option<u16>,
+}
+
+/// A level of play: the move model fitted on the moves of players of one rating band, and the
+/// temperature at which drawing from it errs as often as they do.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct Level {
+    /// The `UCI_Elo` (`--elo`) this level is played at: the settings nearest to it choose it.
+    pub elo: u16,
+    /// Lowest rating of the movers its model was fitted on.
+    pub min_rating: u16,
+    /// Highest rating of the movers its model was fitted on.
+    pub max_rating: u16,
+    /// `human` style temperature (draws ∝ P^(1/T)).
+    pub temperature: f64,
+    /// Factor on the weights of the search's features: above 1 the level heeds the search more
+    /// than the band's players did, and plays stronger (calibrated against Stockfish).
+    #[serde(default = "one")]
+    pub search_weight: f64,
+    /// The move model fitted on the band's moves.
+    pub model: ModelConfig,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The level chosen for an `elo` setting, and what became of the setting.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LevelChoice<'a> {
+    /// The level played.
+    pub level: &'a Level,
+    /// The setting, clamped into [`EngineConfig::elo_range`].
+    pub elo: u16,
+    /// Whether the setting was outside the range.
+    pub clamped: bool,
 }
 
 /// The parameter file of the embedded default case base, fitted on games outside it.
@@ -70,32 +112,80 @@ const DEFAULT_PARAMS: &str = include_str!("../../../casebases/default.toml");
 impl Default for EngineConfig {
     /// The defaults, with the move model fitted for the embedded case base.
     fn default() -> EngineConfig {
-        static FITTED: std::sync::OnceLock<ModelConfig> = std::sync::OnceLock::new();
-        // Only the model is read here: parsing a whole EngineConfig would call this function
-        // for its defaults, from inside the initialisation.
-        #[derive(serde::Deserialize)]
+        static FITTED: std::sync::OnceLock<Fitted> = std::sync::OnceLock::new();
+        // Only the model and the levels are read here: parsing a whole EngineConfig would call
+        // this function for its defaults, from inside the initialisation.
+        #[derive(Clone, Default, serde::Deserialize)]
         struct Fitted {
             #[serde(default)]
             model: ModelConfig,
+            #[serde(default)]
+            levels: Vec<Level>,
         }
         let model = FITTED
-            .get_or_init(|| {
-                toml::from_str::<Fitted>(DEFAULT_PARAMS)
-                    .map(|f| f.model)
-                    .unwrap_or_default()
-            })
+            .get_or_init(|| toml::from_str::<Fitted>(DEFAULT_PARAMS).unwrap_or_default())
             .clone();
         EngineConfig {
             style: Style::default(),
             temperature: 0.8,
             reuse: ReuseConfig::default(),
             revise: ReviseConfig::default(),
-            model,
+            model: model.model,
+            levels: model.levels,
+            elo: None,
         }
     }
 }
 
 impl EngineConfig {
+    /// The `elo` settings the levels cover (lowest and highest level), if there are levels.
+    pub fn elo_range(&self) -> Option<(u16, u16)> {
+        let lo = self.levels.iter().map(|l| l.elo).min()?;
+        let hi = self.levels.iter().map(|l| l.elo).max()?;
+        Some((lo, hi))
+    }
+
+    /// The level played at `elo`: the one whose `elo` is nearest (the lower on a tie), the
+    /// setting first clamped into [`EngineConfig::elo_range`]. `None` without levels.
+    pub fn level_for(&self, elo: u16) -> Option<LevelChoice<'_>> {
+        let (lo, hi) = self.elo_range()?;
+        let clamped = elo.clamp(lo, hi);
+        let level = self
+            .levels
+            .iter()
+            .min_by_key(|l| (l.elo.abs_diff(clamped), l.elo))?;
+        Some(LevelChoice {
+            level,
+            elo: clamped,
+            clamped: clamped != elo,
+        })
+    }
+
+    /// The configuration a move is chosen with: with `elo` set and levels known, the `human`
+    /// style with that level's model and temperature; else this one.
+    pub fn resolved(&self) -> std::borrow::Cow<'_, EngineConfig> {
+        match self.elo.and_then(|e| self.level_for(e)) {
+            Some(choice) => {
+                let mut cfg = self.clone();
+                cfg.style = Style::Human;
+                cfg.temperature = choice.level.temperature;
+                cfg.model = choice.level.model.clone();
+                let beta = choice.level.search_weight;
+                if beta != 1.0 {
+                    for (name, w) in cfg.model.weights.iter_mut() {
+                        let search = crate::model::FEATURES[crate::model::FIRST_SEARCH_FEATURE..]
+                            .contains(&name.as_str());
+                        if search {
+                            *w *= beta;
+                        }
+                    }
+                }
+                std::borrow::Cow::Owned(cfg)
+            }
+            None => std::borrow::Cow::Borrowed(self),
+        }
+    }
+
     /// Reads a parameter file (TOML, as `precedent tune --out` writes it); missing keys keep
     /// their defaults.
     pub fn load(path: &std::path::Path) -> Result<EngineConfig, String> {
@@ -126,6 +216,48 @@ mod params_tests {
             "the default case base ships fitted weights"
         );
         assert_eq!(EngineConfig::default().model, cfg.model);
+    }
+
+    #[test]
+    fn levels_map_settings_to_the_nearest_level_clamped_into_range() {
+        let cfg = EngineConfig::default();
+        assert_eq!(cfg.elo_range(), Some((1000, 1800)));
+        let elos: Vec<u16> = cfg.levels.iter().map(|l| l.elo).collect();
+        assert!(elos.windows(2).all(|w| w[0] < w[1]), "{elos:?}");
+        let pick = |e: u16| {
+            let c = cfg.level_for(e).expect("levels");
+            (c.level.elo, c.level.min_rating, c.elo, c.clamped)
+        };
+        assert_eq!(pick(1450), (1400, 1400, 1450, false));
+        // A tie goes to the lower level.
+        assert_eq!(pick(1300), (1200, 1200, 1300, false));
+        assert_eq!(pick(3000), (1800, 1800, 1800, true));
+        assert_eq!(pick(0), (1000, 800, 1000, true));
+        assert!(
+            EngineConfig {
+                levels: Vec::new(),
+                ..EngineConfig::default()
+            }
+            .level_for(1500)
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn a_level_plays_human_with_its_model_temperature_and_search_weight() {
+        let mut cfg = EngineConfig::default();
+        assert!(matches!(cfg.resolved(), std::borrow::Cow::Borrowed(_)));
+        cfg.elo = Some(1800);
+        let level = cfg.level_for(1800).expect("level").level.clone();
+        let r = cfg.resolved().into_owned();
+        assert_eq!(r.style, Style::Human);
+        assert_eq!(r.temperature, level.temperature);
+        for (name, w) in &level.model.weights {
+            let search = crate::model::FEATURES[crate::model::FIRST_SEARCH_FEATURE..]
+                .contains(&name.as_str());
+            let factor = if search { level.search_weight } else { 1.0 };
+            assert_eq!(r.model.weights[name], w * factor, "{name}");
+        }
     }
 
     #[test]

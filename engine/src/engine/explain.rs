@@ -47,6 +47,12 @@ fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
         j.probabilities[j.chosen] * 100.0,
         others.join(", ")
     ));
+    if let Some((level, elo)) = &t.level {
+        out.push(format!(
+            "level {} (UCI_Elo {elo}): the move model of movers rated {}-{}, temperature {:.2}, search weight {:.2}",
+            level.elo, level.min_rating, level.max_rating, level.temperature, level.search_weight
+        ));
+    }
     let (cases, search) = j.contributions(j.chosen);
     let x = &j.evidence.features[j.chosen];
     let exact = if x[crate::model::EXACT_FEATURE] != 0.0 {

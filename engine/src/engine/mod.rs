@@ -14,7 +14,7 @@ use shakmaty::{CastlingMode, Move, Position};
 use crate::adapt::reuse::{Decision, NoLegalMove, ReuseLimits, expected_to_cp, reuse};
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
-use crate::engine::config::{EngineConfig, Style};
+use crate::engine::config::{EngineConfig, Level, Style};
 use crate::model::{Evidence, FIRST_SEARCH_FEATURE, N_FEATURES, evidence};
 use crate::position::{Game, legal_moves_within};
 use crate::revise::search::{RootResult, mate_in};
@@ -145,6 +145,8 @@ pub struct Thought {
     pub judged: Option<Judgement>,
     /// The style the move was chosen in.
     pub style: Style,
+    /// The level played at (`UCI_Elo`), if any: the level and the setting.
+    pub level: Option<(Level, u16)>,
     /// The move to play.
     pub mv: Move,
     /// It in UCI notation.
@@ -198,6 +200,11 @@ pub fn think(
     tt: &mut TranspositionTable,
 ) -> Result<Thought, NoLegalMove> {
     let started = Instant::now();
+    let level = cfg
+        .elo
+        .and_then(|e| cfg.level_for(e))
+        .map(|c| (c.level.clone(), c.elo));
+    let cfg = &*cfg.resolved();
     let pos = &game.position;
     let revising = cfg.revise.enabled;
     let decision = retrieve_and_reuse(cb, pos, cfg, &limits, castling, revising)?;
@@ -239,6 +246,7 @@ pub fn think(
         revised,
         judged,
         style: if modelled { cfg.style } else { Style::Best },
+        level: level.filter(|_| modelled),
         bestmove: mv.to_uci(castling).to_string(),
         mv,
         score,

@@ -64,8 +64,14 @@ pub fn softmax(scores: &[f64]) -> Vec<f64> {
     exp.into_iter().map(|e| e / sum).collect()
 }
 
-/// Log-likelihood, gradient and Hessian of the penalised objective at `w`.
-fn evaluate(examples: &[Example], w: &[f64], ridge: f64) -> (f64, DVector<f64>, DMatrix<f64>) {
+/// Log-likelihood, gradient and Hessian of the penalised objective at `w` (the penalty pulls
+/// towards `prior`).
+fn evaluate(
+    examples: &[Example],
+    w: &[f64],
+    ridge: f64,
+    prior: &[f64],
+) -> (f64, DVector<f64>, DMatrix<f64>) {
     let n = w.len();
     let mut ll = 0.0;
     let mut g: DVector<f64> = DVector::zeros(n);
@@ -103,9 +109,14 @@ fn evaluate(examples: &[Example], w: &[f64], ridge: f64) -> (f64, DVector<f64>, 
             h[(a, b)] = h[(b, a)];
         }
         h[(a, a)] -= ridge;
-        g[a] -= ridge * w[a];
+        g[a] -= ridge * (w[a] - prior[a]);
     }
-    let penalty = 0.5 * ridge * w.iter().map(|x| x * x).sum::<f64>();
+    let penalty = 0.5
+        * ridge
+        * w.iter()
+            .zip(prior)
+            .map(|(x, p)| (x - p) * (x - p))
+            .sum::<f64>();
     (ll - penalty, g, h)
 }
 
@@ -113,6 +124,13 @@ fn evaluate(examples: &[Example], w: &[f64], ridge: f64) -> (f64, DVector<f64>, 
 /// (in log-likelihood units per unit weight², over the whole sample); a small value such as 1.0
 /// keeps features that never vary, or vary together, finite.
 pub fn fit(examples: &[Example], features: usize, ridge: f64) -> Result<Fitted, FitError> {
+    fit_towards(examples, &vec![0.0; features], ridge)
+}
+
+/// Fits the weights as [`fit`] does, but shrunk towards `prior` instead of zero (and starting
+/// from it): a band's model fitted on few positions, pulled towards the model of all bands.
+pub fn fit_towards(examples: &[Example], prior: &[f64], ridge: f64) -> Result<Fitted, FitError> {
+    let features = prior.len();
     for (i, ex) in examples.iter().enumerate() {
         if ex.played >= ex.features.len() {
             return Err(FitError::Played(i, ex.played, ex.features.len()));
@@ -129,8 +147,8 @@ pub fn fit(examples: &[Example], features: usize, ridge: f64) -> Result<Fitted, 
     if usable.is_empty() {
         return Err(FitError::NoData);
     }
-    let mut w = vec![0.0; features];
-    let (mut f, mut g, mut h) = evaluate(&usable, &w, ridge);
+    let mut w = prior.to_vec();
+    let (mut f, mut g, mut h) = evaluate(&usable, &w, ridge, prior);
     let mut iterations = 0;
     for _ in 0..50 {
         iterations += 1;
@@ -141,7 +159,7 @@ pub fn fit(examples: &[Example], features: usize, ridge: f64) -> Result<Fitted, 
         let mut improved = false;
         for _ in 0..40 {
             let trial: Vec<f64> = w.iter().zip(step.iter()).map(|(a, s)| a + t * s).collect();
-            let (ft, gt, ht) = evaluate(&usable, &trial, ridge);
+            let (ft, gt, ht) = evaluate(&usable, &trial, ridge, prior);
             if ft >= f - 1e-12 * f.abs().max(1.0) {
                 improved = true;
                 w = trial;
@@ -212,6 +230,27 @@ mod tests {
         // Huge scores do not overflow.
         let p = softmax(&[1e6, 1e6 - 1.0]);
         assert!((p[0] - 1.0 / (1.0 + (-1.0f64).exp())).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_fit_towards_a_prior_moves_from_it_as_far_as_the_data_and_the_ridge_allow() {
+        let truth = [1.5, -0.8, 0.3];
+        let data = synthetic(&truth, 400, 11);
+        let prior = [0.0, 0.0, 2.0];
+        let loose = fit_towards(&data, &prior, 1e-3).expect("loose");
+        let tight = fit_towards(&data, &prior, 1e6).expect("tight");
+        for k in 0..3 {
+            assert!(
+                (tight.weights[k] - prior[k]).abs() < 0.01,
+                "{:?}",
+                tight.weights
+            );
+            assert!(
+                (loose.weights[k] - truth[k]).abs() < 0.5,
+                "{:?}",
+                loose.weights
+            );
+        }
     }
 
     #[test]

@@ -229,6 +229,7 @@ impl Engine {
         match self.options.set(name, value) {
             Err(e) => send(&format!("info string error: {e}")),
             Ok(Change::None) => {}
+            Ok(Change::Corrected(note)) => send(&format!("info string {note}")),
             Ok(Change::Threads) => self.pool = pool(self.options.threads),
             Ok(Change::ClearHash) => self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear(),
             Ok(Change::Hash) => {
@@ -351,7 +352,7 @@ impl Engine {
             casebase: self.casebase(),
             pool: Arc::clone(&self.pool),
             game: self.game.clone(),
-            config: self.options.reasoner.clone(),
+            config: self.options.reasoner_for_go(),
             castling: self.castling(),
             multipv: self.options.multipv,
             ponder: self.options.ponder,

@@ -28,6 +28,10 @@ pub struct Options {
     pub analyse_mode: bool,
     /// Whether pondering is enabled in the GUI (`Ponder`).
     pub ponder: bool,
+    /// Whether to play at the level `elo` (`UCI_LimitStrength`).
+    pub limit_strength: bool,
+    /// The level to play at when `limit_strength` (`UCI_Elo`).
+    pub elo: u16,
 }
 
 impl Default for Options {
@@ -42,9 +46,16 @@ impl Default for Options {
             chess960: false,
             analyse_mode: false,
             ponder: false,
+            limit_strength: false,
+            elo: DEFAULT_ELO,
         }
     }
 }
+
+/// `UCI_Elo`'s default.
+pub const DEFAULT_ELO: u16 = 1400;
+/// `UCI_Elo`'s range when the parameters have no levels (the option then changes nothing).
+const NO_LEVELS_RANGE: (u16, u16) = (DEFAULT_ELO, DEFAULT_ELO);
 
 /// Default `Move Overhead` (ms).
 pub const DEFAULT_MOVE_OVERHEAD: u64 = 30;
@@ -64,9 +75,23 @@ pub enum Change {
     Hash,
     /// Empty the transposition table (the `Clear Hash` button).
     ClearHash,
+    /// The value was accepted after a correction the GUI should hear of (an `info string`).
+    Corrected(String),
 }
 
 impl Options {
+    /// The reasoner's settings for the next `go`: with `UCI_LimitStrength`, at `UCI_Elo`.
+    pub fn reasoner_for_go(&self) -> EngineConfig {
+        let mut cfg = self.reasoner.clone();
+        cfg.elo = self.limit_strength.then_some(self.elo);
+        cfg
+    }
+
+    /// The `UCI_Elo` range: the levels of the parameters.
+    pub fn elo_range(&self) -> (u16, u16) {
+        self.reasoner.elo_range().unwrap_or(NO_LEVELS_RANGE)
+    }
+
     /// The `option …` lines announced after `uci`.
     pub fn announce(&self) -> Vec<String> {
         let d = EngineConfig::default();
@@ -117,6 +142,12 @@ impl Options {
             r.candidates
         ));
         lines.push("option name Params type string default <none>".to_string());
+        lines.push("option name UCI_LimitStrength type check default false".to_string());
+        let (lo, hi) = self.elo_range();
+        lines.push(format!(
+            "option name UCI_Elo type spin default {} min {lo} max {hi}",
+            DEFAULT_ELO.clamp(lo, hi)
+        ));
         lines.push("option name UCI_Chess960 type check default false".to_string());
         lines.push("option name UCI_AnalyseMode type check default false".to_string());
         lines
@@ -206,6 +237,18 @@ impl Options {
                     let mut cfg = EngineConfig::load(std::path::Path::new(&v))?;
                     cfg.reuse.seed = self.reasoner.reuse.seed;
                     self.reasoner = cfg;
+                }
+            }
+            "uci_limitstrength" => self.limit_strength = check()?,
+            "uci_elo" => {
+                let n = spin(i64::MIN, i64::MAX)?;
+                let (lo, hi) = self.elo_range();
+                let elo = n.clamp(i64::from(lo), i64::from(hi)) as u16;
+                self.elo = elo;
+                if i64::from(elo) != n {
+                    return Ok(Change::Corrected(format!(
+                        "UCI_Elo {n} is outside {lo}..{hi}; clamped to {elo}"
+                    )));
                 }
             }
             "uci_chess960" => self.chess960 = check()?,

@@ -121,7 +121,7 @@ impl PlayerSpec {
 impl std::str::FromStr for PlayerSpec {
     type Err = String;
     /// `precedent:name=N,casebase=FILE,params=FILE,k=32,p=16,mode=normalised,weights=1:1:1:1:10:0,
-    /// seed=S,revise=true,tolerance=50`,
+    /// seed=S,revise=true,tolerance=50,style=human,temperature=0.8,elo=1400`,
     /// `uci:name=N,cmd=COMMAND ARGS,opt.NAME=VALUE,tc=10+0.1`, or `random:name=N`. Keys may be
     /// left out; `casebase=default` (or none) is the embedded case base.
     fn from_str(s: &str) -> Result<PlayerSpec, String> {
@@ -155,6 +155,7 @@ impl std::str::FromStr for PlayerSpec {
                     "tolerance",
                     "style",
                     "temperature",
+                    "elo",
                 ];
                 if let Some(e) = unknown(&keys) {
                     return Err(e);
@@ -174,6 +175,15 @@ impl std::str::FromStr for PlayerSpec {
                         .ok_or_else(|| {
                             format!("player {s:?}: temperature={t} is not a number > 0")
                         })?;
+                }
+                if let Some(e) = take("elo") {
+                    let elo: u16 = e
+                        .parse()
+                        .map_err(|_| format!("player {s:?}: elo={e} is not a rating"))?;
+                    let choice = config.level_for(elo).ok_or_else(|| {
+                        format!("player {s:?}: elo={e}: the parameters have no levels")
+                    })?;
+                    config.elo = Some(choice.elo);
                 }
                 if let Some(r) = take("revise") {
                     config.revise.enabled = r
