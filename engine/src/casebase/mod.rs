@@ -111,7 +111,16 @@ impl Backing {
     /// Reads a whole (decompressed) case base into an aligned buffer. The magic bytes are
     /// checked as soon as they arrive, and nothing past the size the header declares is read,
     /// so a small compressed file cannot make the loader swallow gigabytes of garbage.
-    fn read_all(name: &str, mut reader: impl Read) -> Result<Backing, CaseBaseError> {
+    ///
+    /// `source_len` is the size of the input (compressed) when known: once the header is read,
+    /// the buffer is reserved at once for the declared size if that is within
+    /// [`MAX_EXPANSION`] times the input (no copy when growing, half the peak memory), and
+    /// otherwise grows as data actually arrives.
+    fn read_all(
+        name: &str,
+        mut reader: impl Read,
+        source_len: Option<u64>,
+    ) -> Result<Backing, CaseBaseError> {
         let corrupt = |what: String| CaseBaseError::Corrupt {
             name: name.to_string(),
             what,
@@ -150,6 +159,13 @@ impl Backing {
                     )));
                 }
                 header_seen = true;
+                let plausible = source_len
+                    .and_then(|n| n.checked_mul(MAX_EXPANSION))
+                    .is_some_and(|n| n >= declared);
+                if plausible {
+                    let total = limit.div_ceil(ALIGN);
+                    blocks.reserve_exact(total.saturating_sub(blocks.len()));
+                }
 
                 if len >= limit {
                     continue;
@@ -180,6 +196,10 @@ impl Backing {
         Ok(Backing::Owned { blocks, len })
     }
 }
+
+/// How many times its compressed size a case base may declare and still have its buffer
+/// reserved at once (case bases compress 3–4×).
+const MAX_EXPANSION: u64 = 64;
 
 /// A loaded, validated case base.
 pub struct CaseBase {
@@ -220,7 +240,7 @@ impl CaseBase {
         let backing = if compressed {
             let file = File::open(path).map_err(read_err)?;
             let decoder = zstd::Decoder::new(file).map_err(read_err)?;
-            Backing::read_all(&name, decoder)?
+            Backing::read_all(&name, decoder, Some(len))?
         } else if len == 0 {
             return Err(CaseBaseError::NotACaseBase(name));
         } else {
@@ -239,9 +259,9 @@ impl CaseBase {
                 name: name.to_string(),
                 what: format!("zstd stream: {e}"),
             })?;
-            Backing::read_all(name, decoder)?
+            Backing::read_all(name, decoder, Some(bytes.len() as u64))?
         } else {
-            Backing::read_all(name, bytes)?
+            Backing::read_all(name, bytes, Some(bytes.len() as u64))?
         };
         CaseBase::from_backing(name.to_string(), backing)
     }
