@@ -7,9 +7,16 @@ use common::{fixture, run, run_json, stderr};
 
 /// Builds the fixture with `filters` and returns the JSON summary.
 fn build(filters: &[&str]) -> serde_json::Value {
+    let (summary, info) = build_from("small.pgn", filters);
+    assert_eq!(info["cases"], summary["cases"], "info and build disagree");
+    summary
+}
+
+/// Builds the fixture `name` with `filters`; returns the summary and `info --json`.
+fn build_from(name: &str, filters: &[&str]) -> (serde_json::Value, serde_json::Value) {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("fx.cb");
-    let input = fixture("small.pgn");
+    let input = fixture(name);
     let mut args = vec![
         "build",
         input.to_str().expect("utf-8 path"),
@@ -20,8 +27,7 @@ fn build(filters: &[&str]) -> serde_json::Value {
     args.extend_from_slice(filters);
     let summary = run_json(&args);
     let info = run_json(&["info", out.to_str().expect("utf-8 path"), "--json"]);
-    assert_eq!(info["cases"], summary["cases"], "info and build disagree");
-    summary
+    (summary, info)
 }
 
 // Fixture games (plies White/Black): 1 Alice 1500 – Bob 1700 (3/3); 2 bob 1650 – Carol 2100
@@ -242,20 +248,7 @@ fn info_rejects_damaged_files_with_one_line() {
 
 /// Builds the 1,005-game rapid fixture with `filters`; returns the summary and `info --json`.
 fn build_rapid(filters: &[&str]) -> (serde_json::Value, serde_json::Value) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("rapid.cb");
-    let input = fixture("lichess-rapid-sample.pgn.zst");
-    let mut args = vec![
-        "build",
-        input.to_str().expect("utf-8 path"),
-        "-o",
-        out.to_str().expect("utf-8 path"),
-        "--json",
-    ];
-    args.extend_from_slice(filters);
-    let summary = run_json(&args);
-    let info = run_json(&["info", out.to_str().expect("utf-8 path"), "--json"]);
-    (summary, info)
+    build_from("lichess-rapid-sample.pgn.zst", filters)
 }
 
 #[test]

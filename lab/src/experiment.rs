@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use crate::Progress;
 use crate::rating::{
-    Anchor, Played, crosstable, fit_elo, normal_cdf, pairwise, spearman, spearman_p_value,
+    Anchor, Played, crosstable, fit_elo, normal_cdf, pairwise, record_of, spearman,
+    spearman_p_value,
 };
 use crate::tournament::player::PlayerSpec;
 use crate::tournament::{MatchConfig, MatchReport, Pairing, PairwiseNamed, run as run_match};
@@ -650,17 +651,7 @@ fn merge(mut a: MatchReport, b: MatchReport) -> MatchReport {
     let fit = fit_elo(n, &played, &Anchor::Mean);
     a.crosstable = crosstable(n, &played);
     for (i, (row, other)) in a.players.iter_mut().zip(&b.players).enumerate() {
-        let (mut wins, mut draws, mut losses) = (0, 0, 0);
-        for g in played.iter().filter(|g| g.white == i || g.black == i) {
-            let s = if g.white == i { g.score } else { 1.0 - g.score };
-            if s > 0.75 {
-                wins += 1;
-            } else if s < 0.25 {
-                losses += 1;
-            } else {
-                draws += 1;
-            }
-        }
+        let (wins, draws, losses) = record_of(i, &played);
         row.games = a.crosstable.total_games[i];
         row.score = a.crosstable.total_points[i];
         (row.wins, row.draws, row.losses) = (wins, draws, losses);

@@ -379,6 +379,13 @@ fn loss_last_index() -> usize {
         .unwrap_or(N_FEATURES - 1)
 }
 
+/// The probability of drawing each move of `it` from the model at `temperature` (∝ P^(1/T)).
+fn drawn(it: &Item, weights: &[f64], temperature: f64) -> Vec<f64> {
+    let scaled: Vec<f64> = weights.iter().map(|w| w / temperature).collect();
+    let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
+    probabilities(&rows, &scaled)
+}
+
 /// How often the humans of `items` blundered, and how often a player drawing moves from the
 /// model with `weights` at `temperature` (∝ P^(1/T)) would, in expectation, by the same measure.
 pub fn blunder_rates(items: &[&Item], weights: &[f64], temperature: f64) -> (f64, f64) {
@@ -392,9 +399,7 @@ pub fn blunder_rates(items: &[&Item], weights: &[f64], temperature: f64) -> (f64
     let model: f64 = items
         .par_iter()
         .map(|it| {
-            let scaled: Vec<f64> = weights.iter().map(|w| w / temperature).collect();
-            let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
-            probabilities(&rows, &scaled)
+            drawn(it, weights, temperature)
                 .iter()
                 .zip(&it.features)
                 .filter(|(_, x)| x[k] >= BLUNDER_PAWNS)
@@ -420,9 +425,7 @@ pub fn mean_losses(items: &[&Item], weights: &[f64], temperature: f64) -> (f64, 
     let model: f64 = items
         .par_iter()
         .map(|it| {
-            let scaled: Vec<f64> = weights.iter().map(|w| w / temperature).collect();
-            let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
-            probabilities(&rows, &scaled)
+            drawn(it, weights, temperature)
                 .iter()
                 .zip(&it.features)
                 .map(|(p, x)| p * x[k])

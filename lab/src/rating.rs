@@ -471,6 +471,22 @@ pub struct Crosstable {
     pub total_games: Vec<u64>,
 }
 
+/// Wins, draws and losses of player `i` in `games`.
+pub fn record_of(i: usize, games: &[Played]) -> (u64, u64, u64) {
+    let (mut wins, mut draws, mut losses) = (0, 0, 0);
+    for g in games.iter().filter(|g| g.white == i || g.black == i) {
+        let s = if g.white == i { g.score } else { 1.0 - g.score };
+        if s > 0.75 {
+            wins += 1;
+        } else if s < 0.25 {
+            losses += 1;
+        } else {
+            draws += 1;
+        }
+    }
+    (wins, draws, losses)
+}
+
 /// The crosstable of `players` players; unusable games (see [`fit_elo`]) are ignored.
 pub fn crosstable(players: usize, games: &[Played]) -> Crosstable {
     let mut t = Crosstable {

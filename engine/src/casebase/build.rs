@@ -179,6 +179,42 @@ impl BandSampler {
     }
 }
 
+/// What [`for_each_game`] calls for every game: its outcome (a malformed game is
+/// `Err(MalformedPgn)`), the visitor holding it, and the bytes of the input read so far; it
+/// answers whether to go on.
+type EachGame<'a> =
+    dyn FnMut(Result<(), SkipReason>, &mut GameVisitor, u64) -> Result<bool, BuildError> + 'a;
+
+/// Reads every game of the input `name` through one visitor until `each` says stop.
+fn for_each_game(
+    name: &str,
+    selection: &Selection,
+    each: &mut EachGame<'_>,
+) -> Result<(), BuildError> {
+    let input = open_input(name)?;
+    let state = input.state.clone();
+    let mut reader = Reader::new(input.reader);
+    let mut visitor = GameVisitor::new(selection.clone());
+    loop {
+        let outcome = match reader.read_game(&mut visitor) {
+            Ok(None) => return Ok(()),
+            Ok(Some(outcome)) => outcome,
+            Err(source) if state.failed() => {
+                return Err(InputError::Read {
+                    name: name.to_string(),
+                    offset: state.bytes(),
+                    source,
+                }
+                .into());
+            }
+            Err(_) => Err(SkipReason::MalformedPgn),
+        };
+        if !each(outcome, &mut visitor, state.bytes())? {
+            return Ok(());
+        }
+    }
+}
+
 /// The first pass of `--band-cases`: counts the candidate moves of every band (after the
 /// filters and the hold-out) and turns the cap into keep probabilities.
 fn band_sampler(
@@ -193,24 +229,7 @@ fn band_sampler(
                 "--band-cases reads the input twice: give files, not standard input".into(),
             ));
         }
-        let input = open_input(name)?;
-        let state = input.state.clone();
-        let mut reader = Reader::new(input.reader);
-        let mut visitor = GameVisitor::new(selection.clone());
-        loop {
-            let outcome = match reader.read_game(&mut visitor) {
-                Ok(None) => break,
-                Ok(Some(outcome)) => outcome,
-                Err(source) if state.failed() => {
-                    return Err(InputError::Read {
-                        name: name.clone(),
-                        offset: state.bytes(),
-                        source,
-                    }
-                    .into());
-                }
-                Err(_) => continue,
-            };
+        for_each_game(name, selection, &mut |outcome, visitor, _| {
             let game = visitor.game();
             let held = config
                 .options
@@ -221,7 +240,8 @@ fn band_sampler(
                     *counts.entry(band_of(mover_elo(game, mover))).or_default() += 1;
                 }
             }
-        }
+            Ok(true)
+        })?;
     }
     let rates = counts
         .into_iter()
@@ -291,24 +311,7 @@ pub fn build(
         if done {
             break;
         }
-        let input = open_input(name)?;
-        let state = input.state.clone();
-        let mut reader = Reader::new(input.reader);
-        let mut visitor = GameVisitor::new(selection.clone());
-        loop {
-            let outcome = match reader.read_game(&mut visitor) {
-                Ok(None) => break,
-                Ok(Some(outcome)) => outcome,
-                Err(source) if state.failed() => {
-                    return Err(InputError::Read {
-                        name: name.clone(),
-                        offset: state.bytes(),
-                        source,
-                    }
-                    .into());
-                }
-                Err(_) => Err(SkipReason::MalformedPgn),
-            };
+        for_each_game(name, &selection, &mut |outcome, visitor, bytes_read| {
             stats.games_read += 1;
             let mut outcome = match (outcome, config.options.holdout) {
                 (Ok(()), Some(pct)) if is_held_out(visitor.game().key, pct) => {
@@ -340,13 +343,13 @@ pub fn build(
                         .is_some_and(|max| writer.cases() >= max);
                     if enough_games || enough_cases {
                         done = true;
-                        break;
+                        return Ok(false);
                     }
                 }
                 Err(reason) => {
                     if config.strict && reason.is_error() {
                         return Err(BuildError::Strict {
-                            file: name.clone(),
+                            file: name.to_string(),
                             game: game.number,
                             reason: reason.as_str(),
                             detail: game.detail.clone(),
@@ -360,11 +363,12 @@ pub fn build(
                     input: name,
                     games_read: stats.games_read,
                     cases: writer.cases(),
-                    bytes_read: state.bytes(),
+                    bytes_read,
                     elapsed: started.elapsed(),
                 });
             }
-        }
+            Ok(true)
+        })?;
     }
     stats.cases = writer.cases();
     stats.games_skipped = skipped

@@ -579,17 +579,7 @@ fn report(
     let pairs = rating::pairwise(n, &games);
     let players = (0..n)
         .map(|i| {
-            let (mut wins, mut draws, mut losses) = (0, 0, 0);
-            for g in games.iter().filter(|g| g.white == i || g.black == i) {
-                let s = if g.white == i { g.score } else { 1.0 - g.score };
-                if s > 0.75 {
-                    wins += 1;
-                } else if s < 0.25 {
-                    losses += 1;
-                } else {
-                    draws += 1;
-                }
-            }
+            let (wins, draws, losses) = rating::record_of(i, &games);
             PlayerRow {
                 name: cfg.players[i].name().to_string(),
                 games: table.total_games[i],
