@@ -263,15 +263,10 @@ fn max_cases_stops_at_the_game_that_reaches_it() {
 
 #[test]
 fn band_cases_caps_every_rating_band_and_keeps_small_ones_whole() {
-    let (all, all_info) = build_rapid(&["--min-elo", "800", "--max-elo", "2599"]);
-    let (capped, info) = build_rapid(&[
-        "--min-elo",
-        "800",
-        "--max-elo",
-        "2599",
-        "--band-cases",
-        "3000",
-    ]);
+    let band = ["--min-elo", "800", "--max-elo", "2599"];
+    let capped_band = [&band[..], &["--band-cases", "3000"]].concat();
+    let (all, all_info) = build_rapid(&band);
+    let (capped, info) = build_rapid(&capped_band);
     let (n_all, n_capped) = (
         all["cases"].as_u64().expect("cases"),
         capped["cases"].as_u64().expect("cases"),
@@ -308,14 +303,7 @@ fn band_cases_caps_every_rating_band_and_keeps_small_ones_whole() {
         "a band under the cap is kept whole"
     );
     // The same build again keeps the same cases: the draw is a hash, not a random number.
-    let (again, _) = build_rapid(&[
-        "--min-elo",
-        "800",
-        "--max-elo",
-        "2599",
-        "--band-cases",
-        "3000",
-    ]);
+    let (again, _) = build_rapid(&capped_band);
     assert_eq!(again["cases"], capped["cases"]);
     // Standard input cannot be read twice.
     let err = stderr(&run(&[

@@ -18,7 +18,7 @@ use crate::epd::{EpdRecord, solves};
 use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
 use precedent::engine::{ThinkLimits, think};
-use precedent::pgn::{GameVisitor, InputError, Selection, open_input};
+use precedent::pgn::{InputError, Selection, SkipReason, for_each_game};
 use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
 use precedent::revise::tt::TranspositionTable;
@@ -74,39 +74,26 @@ pub fn sample_positions(
     exclude: &HashSet<u64>,
     keep_game: &dyn Fn(u64) -> bool,
 ) -> Result<(Vec<Sample>, SampleStats), EvalError> {
-    let input = open_input(pgn)?;
-    let state = input.state.clone();
-    let mut reader = pgn_reader::Reader::new(input.reader);
-    let mut visitor = GameVisitor::new(selection.clone());
     let mut rng = StdRng::seed_from_u64(seed);
     let mut stats = SampleStats::default();
     let mut reservoir: Vec<Sample> = Vec::with_capacity(n);
-    loop {
-        let outcome = match reader.read_game(&mut visitor) {
-            Ok(None) => break,
-            Ok(Some(o)) => o,
-            Err(source) if state.failed() => {
-                return Err(InputError::Read {
-                    name: pgn.to_string(),
-                    offset: state.bytes(),
-                    source,
-                }
-                .into());
-            }
-            Err(_) => continue,
-        };
+    for_each_game::<EvalError>(pgn, selection, |outcome, visitor, _| {
+        // A game the reader cannot parse is not counted as read.
+        if outcome == Err(SkipReason::MalformedPgn) {
+            return Ok(true);
+        }
         stats.games_read += 1;
         // Broken games have no key; filtered-out games do, and count for the guard.
         if outcome.is_err_and(|r| r.is_error()) {
-            continue;
+            return Ok(true);
         }
         let game = visitor.game();
         if exclude.contains(&game.key) {
             stats.games_in_casebase += 1;
-            continue;
+            return Ok(true);
         }
         if outcome.is_err() || !keep_game(game.key) {
-            continue;
+            return Ok(true);
         }
         stats.games_used += 1;
         for m in &game.selected {
@@ -129,7 +116,8 @@ pub fn sample_positions(
                 }
             }
         }
-    }
+        Ok(true)
+    })?;
     Ok((reservoir, stats))
 }
 

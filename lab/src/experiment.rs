@@ -144,6 +144,8 @@ pub struct Slope {
     pub ci_low: f64,
     /// Upper end of its 95 % confidence interval (Elo per 100 rating points).
     pub ci_high: f64,
+    /// Its standard error (Elo per 100 rating points).
+    pub se: f64,
     /// Two-sided p-value of a zero slope (normal approximation).
     pub p_value: f64,
 }
@@ -206,8 +208,8 @@ pub fn decide(slope: Option<&Slope>, stages: usize, min_effect: f64) -> Decision
     if s.p_value < alpha {
         return Decision::Effect;
     }
-    // The (1 − alpha) interval, from the 95 % one's standard error.
-    let se = (s.ci_high - s.ci_low) / (2.0 * 1.96);
+    // The (1 − alpha) interval.
+    let se = s.se;
     let z = normal_quantile(1.0 - alpha / 2.0);
     if min_effect > 0.0
         && se.is_finite()
@@ -222,7 +224,7 @@ pub fn decide(slope: Option<&Slope>, stages: usize, min_effect: f64) -> Decision
 /// Games per pair a fixed design needs to find `slope` at two-sided 5 % with 80 % power, from
 /// its standard error after `games_per_pair` games (the error shrinks as 1/√games).
 pub fn games_needed(slope: &Slope, games_per_pair: usize) -> Option<f64> {
-    let se = (slope.ci_high - slope.ci_low) / (2.0 * 1.96);
+    let se = slope.se;
     if slope.per_100 == 0.0 || !se.is_finite() || se <= 0.0 {
         return None;
     }
@@ -230,52 +232,10 @@ pub fn games_needed(slope: &Slope, games_per_pair: usize) -> Option<f64> {
     Some(games_per_pair as f64 * ratio * ratio)
 }
 
-/// The standard normal quantile (Acklam's rational approximation, |error| < 1.2e-9).
+/// The standard normal quantile (statrs' inverse CDF).
 pub fn normal_quantile(p: f64) -> f64 {
-    let a = [
-        -3.969_683_028_665_376e1,
-        2.209_460_984_245_205e2,
-        -2.759_285_104_469_687e2,
-        1.383_577_518_672_69e2,
-        -3.066_479_806_614_716e1,
-        2.506_628_277_459_239,
-    ];
-    let b = [
-        -5.447_609_879_822_406e1,
-        1.615_858_368_580_409e2,
-        -1.556_989_798_598_866e2,
-        6.680_131_188_771_972e1,
-        -1.328_068_155_288_572e1,
-    ];
-    let c = [
-        -7.784_894_002_430_293e-3,
-        -3.223_964_580_411_365e-1,
-        -2.400_758_277_161_838,
-        -2.549_732_539_343_734,
-        4.374_664_141_464_968,
-        2.938_163_982_698_783,
-    ];
-    let d = [
-        7.784_695_709_041_462e-3,
-        3.224_671_290_700_398e-1,
-        2.445_134_137_142_996,
-        3.754_408_661_907_416,
-    ];
-    let p = p.clamp(1e-300, 1.0 - 1e-16);
-    let tail = |q: f64| {
-        (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
-            / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0)
-    };
-    if p < 0.02425 {
-        tail((-2.0 * p.ln()).sqrt())
-    } else if p > 1.0 - 0.02425 {
-        -tail((-2.0 * (1.0 - p).ln()).sqrt())
-    } else {
-        let q = p - 0.5;
-        let r = q * q;
-        (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q
-            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0)
-    }
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::standard().inverse_cdf(p)
 }
 
 /// Why the experiment failed.
@@ -354,6 +314,7 @@ pub fn weighted_slope(x: &[f64], y: &[f64], se: &[f64]) -> Option<Slope> {
         per_100: slope * 100.0,
         ci_low: (slope - 1.96 * se_slope) * 100.0,
         ci_high: (slope + 1.96 * se_slope) * 100.0,
+        se: se_slope * 100.0,
         p_value: 2.0 * (1.0 - normal_cdf(z.abs())),
     })
 }
@@ -797,6 +758,7 @@ mod tests {
             per_100,
             ci_low: per_100 - 1.96 * se,
             ci_high: per_100 + 1.96 * se,
+            se,
             p_value,
         }
     }

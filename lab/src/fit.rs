@@ -22,10 +22,10 @@ use crate::eval::{Sample, paired_delta, wilson};
 use precedent::adapt::reuse::{ReuseLimits, reuse};
 use precedent::casebase::CaseBase;
 use precedent::casebase::patterns::{LastMove, MoveContext};
-use precedent::engine::config::EngineConfig;
+use precedent::engine::config::{EngineConfig, Level};
 use precedent::engine::{ThinkLimits, judge_position};
 use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards, probabilities};
-use precedent::model::{FEATURES, N_FEATURES, Smoothing, evidence};
+use precedent::model::{FEATURES, ModelConfig, N_FEATURES, Smoothing, evidence};
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
 use precedent::revise::search::Iteration;
@@ -379,36 +379,43 @@ fn loss_last_index() -> usize {
         .unwrap_or(N_FEATURES - 1)
 }
 
-/// The probability of drawing each move of `it` from the model at `temperature` (∝ P^(1/T)).
-fn drawn(it: &Item, weights: &[f64], temperature: f64) -> Vec<f64> {
+/// The mean of `value` over the humans' moves of `items`, and its expectation for a player
+/// drawing moves from the model with `weights` at `temperature` (∝ P^(1/T)).
+fn human_and_drawn(
+    items: &[&Item],
+    weights: &[f64],
+    temperature: f64,
+    value: impl Fn(&[f64; N_FEATURES]) -> f64 + Sync,
+) -> (f64, f64) {
+    let n = items.len().max(1) as f64;
+    let human = items
+        .iter()
+        .map(|it| value(&it.features[it.played]))
+        .sum::<f64>()
+        / n;
     let scaled: Vec<f64> = weights.iter().map(|w| w / temperature).collect();
-    let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
-    probabilities(&rows, &scaled)
+    let model: f64 = items
+        .par_iter()
+        .map(|it| {
+            let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
+            probabilities(&rows, &scaled)
+                .iter()
+                .zip(&it.features)
+                .map(|(p, x)| p * value(x))
+                .sum::<f64>()
+        })
+        .sum::<f64>()
+        / n;
+    (human, model)
 }
 
 /// How often the humans of `items` blundered, and how often a player drawing moves from the
 /// model with `weights` at `temperature` (∝ P^(1/T)) would, in expectation, by the same measure.
 pub fn blunder_rates(items: &[&Item], weights: &[f64], temperature: f64) -> (f64, f64) {
     let k = loss_last_index();
-    let n = items.len().max(1) as f64;
-    let human = items
-        .iter()
-        .filter(|it| it.features[it.played][k] >= BLUNDER_PAWNS)
-        .count() as f64
-        / n;
-    let model: f64 = items
-        .par_iter()
-        .map(|it| {
-            drawn(it, weights, temperature)
-                .iter()
-                .zip(&it.features)
-                .filter(|(_, x)| x[k] >= BLUNDER_PAWNS)
-                .map(|(p, _)| p)
-                .sum::<f64>()
-        })
-        .sum::<f64>()
-        / n;
-    (human, model)
+    human_and_drawn(items, weights, temperature, |x| {
+        if x[k] >= BLUNDER_PAWNS { 1.0 } else { 0.0 }
+    })
 }
 
 /// The humans' mean loss on `items` (the search's last-iteration loss of the move played, in
@@ -416,24 +423,7 @@ pub fn blunder_rates(items: &[&Item], weights: &[f64], temperature: f64) -> (f64
 /// `temperature`.
 pub fn mean_losses(items: &[&Item], weights: &[f64], temperature: f64) -> (f64, f64) {
     let k = loss_last_index();
-    let n = items.len().max(1) as f64;
-    let human = items
-        .iter()
-        .map(|it| it.features[it.played][k])
-        .sum::<f64>()
-        / n;
-    let model: f64 = items
-        .par_iter()
-        .map(|it| {
-            drawn(it, weights, temperature)
-                .iter()
-                .zip(&it.features)
-                .map(|(p, x)| p * x[k])
-                .sum::<f64>()
-        })
-        .sum::<f64>()
-        / n;
-    (human, model)
+    human_and_drawn(items, weights, temperature, |x| x[k])
 }
 
 /// The temperature at which drawing from the model loses as much, on average, as the humans
@@ -485,6 +475,20 @@ pub struct LevelFit {
     /// The band's weights, in [`FEATURES`] order.
     #[serde(skip)]
     pub weights: Vec<f64>,
+}
+
+impl LevelFit {
+    /// The level to play: its Elo the band's middle, its search weighed as fitted.
+    pub fn level(&self, smoothing: Smoothing) -> Level {
+        Level {
+            elo: (u32::from(self.min_rating) + u32::from(self.max_rating)).div_ceil(2) as u16,
+            min_rating: self.min_rating,
+            max_rating: self.max_rating,
+            temperature: self.temperature,
+            search_weight: 1.0,
+            model: ModelConfig::from_fitted(&self.weights, smoothing),
+        }
+    }
 }
 
 /// Fits one level on the items of a band; `generic` are the weights of all bands (the prior).

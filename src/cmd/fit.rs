@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use precedent::casebase::CaseBase;
-use precedent::engine::config::{EngineConfig, Level};
+use precedent::engine::config::EngineConfig;
 use precedent::model::fit::Fitted;
 use precedent::model::{FEATURES, FIRST_SEARCH_FEATURE, ModelConfig, N_FEATURES};
 use precedent::pgn::Selection;
@@ -153,8 +153,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
     };
     let (main, fitted): (Variant, Fitted) =
         variant(label, &fit_items, &test_items, &all, args.ridge)?;
-    let mut model = ModelConfig::from_vector(&fitted.weights, cfg.model.smoothing);
-    model.weights.retain(|_, w| *w != 0.0);
+    let model = ModelConfig::from_fitted(&fitted.weights, cfg.model.smoothing);
     let smoothing = cfg.model.smoothing;
     let mut params = EngineConfig { model, ..cfg };
     let level_fits = match &args.levels {
@@ -168,21 +167,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
         None => Vec::new(),
     };
     if !level_fits.is_empty() {
-        params.levels = level_fits
-            .iter()
-            .map(|l| {
-                let mut model = ModelConfig::from_vector(&l.weights, smoothing);
-                model.weights.retain(|_, w| *w != 0.0);
-                Level {
-                    elo: (u32::from(l.min_rating) + u32::from(l.max_rating)).div_ceil(2) as u16,
-                    min_rating: l.min_rating,
-                    max_rating: l.max_rating,
-                    temperature: l.temperature,
-                    search_weight: 1.0,
-                    model,
-                }
-            })
-            .collect();
+        params.levels = level_fits.iter().map(|l| l.level(smoothing)).collect();
     }
     params.save(&args.out).map_err(anyhow::Error::msg)?;
     let mut variants = vec![main];

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use pgn_reader::Reader;
 use shakmaty::{Color, Position};
 
 use super::patterns::LastMove;
@@ -14,7 +13,7 @@ use crate::casebase::{
     BuildInfo, BuildOptions, BuildStats, CaseBaseError, CaseBaseWriter, CaseMeta, GameRecord,
     position_key,
 };
-use crate::pgn::{GameVisitor, InputError, Mover, ParsedGame, Selection, SkipReason, open_input};
+use crate::pgn::{InputError, Mover, ParsedGame, Selection, SkipReason, for_each_game};
 use crate::position::CaseMove;
 
 /// What to build.
@@ -145,10 +144,7 @@ fn band_of(elo: Option<u16>) -> Option<u16> {
 
 /// The mover's rating of a selected move.
 fn mover_elo(game: &ParsedGame, mover: &Mover) -> Option<u16> {
-    match mover.pos.turn() {
-        Color::White => game.header.white_elo,
-        Color::Black => game.header.black_elo,
-    }
+    game.header.elo(mover.pos.turn())
 }
 
 /// Per-band keep probabilities for `--band-cases`: `cap / candidates`, at most 1.
@@ -179,42 +175,6 @@ impl BandSampler {
     }
 }
 
-/// What [`for_each_game`] calls for every game: its outcome (a malformed game is
-/// `Err(MalformedPgn)`), the visitor holding it, and the bytes of the input read so far; it
-/// answers whether to go on.
-type EachGame<'a> =
-    dyn FnMut(Result<(), SkipReason>, &mut GameVisitor, u64) -> Result<bool, BuildError> + 'a;
-
-/// Reads every game of the input `name` through one visitor until `each` says stop.
-fn for_each_game(
-    name: &str,
-    selection: &Selection,
-    each: &mut EachGame<'_>,
-) -> Result<(), BuildError> {
-    let input = open_input(name)?;
-    let state = input.state.clone();
-    let mut reader = Reader::new(input.reader);
-    let mut visitor = GameVisitor::new(selection.clone());
-    loop {
-        let outcome = match reader.read_game(&mut visitor) {
-            Ok(None) => return Ok(()),
-            Ok(Some(outcome)) => outcome,
-            Err(source) if state.failed() => {
-                return Err(InputError::Read {
-                    name: name.to_string(),
-                    offset: state.bytes(),
-                    source,
-                }
-                .into());
-            }
-            Err(_) => Err(SkipReason::MalformedPgn),
-        };
-        if !each(outcome, &mut visitor, state.bytes())? {
-            return Ok(());
-        }
-    }
-}
-
 /// The first pass of `--band-cases`: counts the candidate moves of every band (after the
 /// filters and the hold-out) and turns the cap into keep probabilities.
 fn band_sampler(
@@ -229,7 +189,7 @@ fn band_sampler(
                 "--band-cases reads the input twice: give files, not standard input".into(),
             ));
         }
-        for_each_game(name, selection, &mut |outcome, visitor, _| {
+        for_each_game::<BuildError>(name, selection, |outcome, visitor, _| {
             let game = visitor.game();
             let held = config
                 .options
@@ -311,7 +271,7 @@ pub fn build(
         if done {
             break;
         }
-        for_each_game(name, &selection, &mut |outcome, visitor, bytes_read| {
+        for_each_game::<BuildError>(name, &selection, |outcome, visitor, bytes_read| {
             stats.games_read += 1;
             let mut outcome = match (outcome, config.options.holdout) {
                 (Ok(()), Some(pct)) if is_held_out(visitor.game().key, pct) => {

@@ -161,29 +161,34 @@ impl EngineConfig {
         })
     }
 
-    /// The configuration a move is chosen with: with `elo` set and levels known, the `human`
-    /// style with that level's model and temperature; else this one.
-    pub fn resolved(&self) -> std::borrow::Cow<'_, EngineConfig> {
-        match self.elo.and_then(|e| self.level_for(e)) {
-            Some(choice) => {
-                let mut cfg = self.clone();
-                cfg.style = Style::Human;
-                cfg.temperature = choice.level.temperature;
-                cfg.model = choice.level.model.clone();
-                let beta = choice.level.search_weight;
-                if beta != 1.0 {
-                    for (name, w) in cfg.model.weights.iter_mut() {
-                        let search = crate::model::FEATURES[crate::model::FIRST_SEARCH_FEATURE..]
-                            .contains(&name.as_str());
-                        if search {
-                            *w *= beta;
-                        }
-                    }
+    /// The configuration a move is chosen with, and the level it plays at: with `elo` set and
+    /// levels known, the `human` style with that level's model (its search features weighted
+    /// by the level's search weight) and temperature; else this one.
+    pub fn resolved(&self) -> (std::borrow::Cow<'_, EngineConfig>, Option<LevelChoice<'_>>) {
+        let Some(choice) = self.elo.and_then(|e| self.level_for(e)) else {
+            return (std::borrow::Cow::Borrowed(self), None);
+        };
+        let level = choice.level;
+        let mut model = level.model.clone();
+        if level.search_weight != 1.0 {
+            let search = &crate::model::FEATURES[crate::model::FIRST_SEARCH_FEATURE..];
+            for (name, w) in model.weights.iter_mut() {
+                if search.contains(&name.as_str()) {
+                    *w *= level.search_weight;
                 }
-                std::borrow::Cow::Owned(cfg)
             }
-            None => std::borrow::Cow::Borrowed(self),
         }
+        // The levels themselves stay behind: the resolved configuration plays one of them.
+        let cfg = EngineConfig {
+            style: Style::Human,
+            temperature: level.temperature,
+            reuse: self.reuse.clone(),
+            revise: self.revise.clone(),
+            model,
+            levels: Vec::new(),
+            elo: self.elo,
+        };
+        (std::borrow::Cow::Owned(cfg), Some(choice))
     }
 
     /// Reads a parameter file (TOML, as `precedent tune --out` writes it); missing keys keep
@@ -246,10 +251,10 @@ mod params_tests {
     #[test]
     fn a_level_plays_human_with_its_model_temperature_and_search_weight() {
         let mut cfg = EngineConfig::default();
-        assert!(matches!(cfg.resolved(), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(cfg.resolved().0, std::borrow::Cow::Borrowed(_)));
         cfg.elo = Some(1800);
         let level = cfg.level_for(1800).expect("level").level.clone();
-        let r = cfg.resolved().into_owned();
+        let r = cfg.resolved().0.into_owned();
         assert_eq!(r.style, Style::Human);
         assert_eq!(r.temperature, level.temperature);
         for (name, w) in &level.model.weights {

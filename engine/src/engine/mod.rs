@@ -200,11 +200,9 @@ pub fn think(
     tt: &mut TranspositionTable,
 ) -> Result<Thought, NoLegalMove> {
     let started = Instant::now();
-    let level = cfg
-        .elo
-        .and_then(|e| cfg.level_for(e))
-        .map(|c| (c.level.clone(), c.elo));
-    let cfg = &*cfg.resolved();
+    let (resolved, choice) = cfg.resolved();
+    let level = choice.map(|c| (c.level.clone(), c.elo));
+    let cfg = &*resolved;
     let pos = &game.position;
     let revising = cfg.revise.enabled;
     let decision = retrieve_and_reuse(cb, pos, cfg, &limits, castling, revising)?;

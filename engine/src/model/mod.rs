@@ -133,6 +133,14 @@ impl ModelConfig {
         }
     }
 
+    /// A configuration with these fitted weights (in [`FEATURES`] order), the zero ones left
+    /// out as a parameter file stores them.
+    pub fn from_fitted(w: &[f64], smoothing: Smoothing) -> ModelConfig {
+        let mut model = ModelConfig::from_vector(w, smoothing);
+        model.weights.retain(|_, w| *w != 0.0);
+        model
+    }
+
     /// Whether any weight is set (an empty model leaves the choice to the search and the vote).
     pub fn is_empty(&self) -> bool {
         self.weights.values().all(|w| *w == 0.0)
