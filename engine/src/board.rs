@@ -107,6 +107,128 @@ pub fn similarity(a: &Planes, b: &Planes) -> u32 {
         + same_type_other_colour.count_ones()
 }
 
+/// How many pieces of each kind a board holds: index `6·white + role − 1` (black pawn … black
+/// king, then white pawn … white king), saturating at 255. Boards with the same material fall in
+/// the same bucket of a case base, and [`material_bound`] bounds the similarity of any two boards
+/// from their materials alone.
+pub type Material = [u8; 12];
+
+impl Planes {
+    /// The board's material ([`Material`]).
+    pub fn material(self) -> Material {
+        let occ = self.occupied();
+        let mut out = [0u8; 12];
+        for role in 1..=6u8 {
+            let pick = |plane: u64, bit: u8| if role & bit != 0 { plane } else { !plane };
+            let squares = occ & pick(self.r0, 1) & pick(self.r1, 2) & pick(self.r2, 4);
+            let count = |bb: u64| u8::try_from(bb.count_ones()).unwrap_or(u8::MAX);
+            out[usize::from(role) - 1] = count(squares & !self.white);
+            out[usize::from(role) + 5] = count(squares & self.white);
+        }
+        out
+    }
+}
+
+/// An upper bound of [`similarity`] between any two boards with materials `a` and `b`.
+///
+/// Summing the per-square scores gives `256 − 2·(pieces of a + pieces of b) + 4·same piece +
+/// 3·same colour, other type + 1·same type, other colour`, counted over the squares both boards
+/// occupy. Pairs of the same colour are at most the smaller count of that colour, of which at
+/// most the per-kind minimums can be the same piece; the pieces left over can at best meet a
+/// piece of the other colour (worth 1). Taking every possible same-colour pair is optimal (each
+/// is worth 3 or 4 and costs at most two cross-colour pairs worth 1), so no placement of the
+/// pieces on the squares scores more.
+#[inline]
+pub fn material_bound(a: &Material, b: &Material) -> u32 {
+    let mut total = 0u32;
+    let mut same_piece = 0u32;
+    let mut side = [[0u32; 2]; 2];
+    for i in 0..12 {
+        let (x, y) = (u32::from(a[i]), u32::from(b[i]));
+        total += x + y;
+        same_piece += x.min(y);
+        side[i / 6][0] += x;
+        side[i / 6][1] += y;
+    }
+    let pairs = [side[0][0].min(side[0][1]), side[1][0].min(side[1][1])];
+    let cross = (side[1][0] - pairs[1]).min(side[0][1] - pairs[0])
+        + (side[0][0] - pairs[0]).min(side[1][1] - pairs[1]);
+    let gained = same_piece + 3 * (pairs[0] + pairs[1]) + cross;
+    (MAX_SCORE + gained)
+        .saturating_sub(2 * total)
+        .min(MAX_SCORE)
+}
+
+/// A query's material, prepared to bound many buckets quickly: [`MaterialQuery::bound`] equals
+/// [`material_bound`] for materials whose counts are below 128 (a real board's are at most 64),
+/// computed on whole words (eight counts at a time) instead of count by count.
+#[derive(Clone, Copy, Debug)]
+pub struct MaterialQuery {
+    words: (u64, u64),
+    black: u32,
+    white: u32,
+}
+
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+const BLACK_BYTES: u64 = 0x0000_FFFF_FFFF_FFFF;
+
+/// Counts 0–7 and 8–11 of a material as two little-endian words.
+#[inline(always)]
+fn material_words(m: &Material) -> (u64, u64) {
+    let mut lo = [0u8; 8];
+    let mut hi = [0u8; 8];
+    lo.copy_from_slice(&m[..8]);
+    hi[..4].copy_from_slice(&m[8..]);
+    (u64::from_le_bytes(lo), u64::from_le_bytes(hi))
+}
+
+/// The sum of the bytes of a word whose bytes sum to less than 256.
+#[inline(always)]
+fn byte_sum(x: u64) -> u32 {
+    (x.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
+}
+
+/// The bytewise minimum of two words whose bytes are below 128.
+#[inline(always)]
+fn byte_min(a: u64, b: u64) -> u64 {
+    // The high bit of each byte of (a | 0x80…) − b is set where a ≥ b.
+    let a_ge_b = (((a | HIGH_BITS) - b) & HIGH_BITS) >> 7;
+    let mask = a_ge_b * 0xFF;
+    (b & mask) | (a & !mask)
+}
+
+impl MaterialQuery {
+    /// Prepares `m` (counts below 128).
+    pub fn new(m: &Material) -> MaterialQuery {
+        let words = material_words(m);
+        let black = m[..6].iter().map(|&c| u32::from(c)).sum();
+        let white = m[6..].iter().map(|&c| u32::from(c)).sum();
+        MaterialQuery {
+            words,
+            black,
+            white,
+        }
+    }
+
+    /// [`material_bound`] of the query and `b`.
+    #[inline]
+    pub fn bound(&self, b: &Material) -> u32 {
+        let (lo, hi) = material_words(b);
+        let same_piece =
+            byte_sum(byte_min(self.words.0, lo)) + byte_sum(byte_min(self.words.1, hi));
+        let b_black = byte_sum(lo & BLACK_BYTES);
+        let b_white = byte_sum(lo >> 48) + byte_sum(hi);
+        let pairs = [self.black.min(b_black), self.white.min(b_white)];
+        let cross = (self.white - pairs[1]).min(b_black - pairs[0])
+            + (self.black - pairs[0]).min(b_white - pairs[1]);
+        let total = self.black + self.white + b_black + b_white;
+        let gained = same_piece + 3 * (pairs[0] + pairs[1]) + cross;
+        (MAX_SCORE + gained)
+            .saturating_sub(2 * total)
+            .min(MAX_SCORE)
+    }
+}
+
 /// Per-square score of method.md, ×4: 4, 3, 2, 1 or 0.
 pub fn piece_score(a: Option<Piece>, b: Option<Piece>) -> u32 {
     match (a, b) {
@@ -164,6 +286,28 @@ mod tests {
             let p = Planes::from_board(&a);
             prop_assert_eq!(p.mirrored().mirrored(), p);
             prop_assert_eq!(p.mirrored().to_board(), a.clone().into_mirrored());
+        }
+
+        #[test]
+        fn material_bounds_the_similarity(a in arb_board(), b in arb_board()) {
+            let (pa, pb) = (Planes::from_board(&a), Planes::from_board(&b));
+            let bound = material_bound(&pa.material(), &pb.material());
+            prop_assert!(similarity(&pa, &pb) <= bound, "{} > {}", similarity(&pa, &pb), bound);
+            prop_assert_eq!(material_bound(&pa.material(), &pa.material()), MAX_SCORE);
+        }
+
+        #[test]
+        fn the_word_wise_bound_equals_the_reference(a in proptest::array::uniform12(0u8..20), b in proptest::array::uniform12(0u8..20)) {
+            prop_assert_eq!(MaterialQuery::new(&a).bound(&b), material_bound(&a, &b));
+        }
+
+        #[test]
+        fn material_counts_every_piece(a in arb_board()) {
+            let m = Planes::from_board(&a).material();
+            for piece in [Color::White, Color::Black].into_iter().flat_map(|c| Role::ALL.map(|r| Piece { color: c, role: r })) {
+                let i = usize::from(piece.color.is_white()) * 6 + piece.role as usize - 1;
+                prop_assert_eq!(usize::from(m[i]), a.by_piece(piece).count());
+            }
         }
 
         #[test]
