@@ -197,8 +197,13 @@ fn info_reports_players_and_rating_bands() {
         "--json",
     ]);
     let info = run_json(&["info", out.to_str().expect("path"), "--json"]);
-    assert_eq!(info["format_version"], 2);
+    assert_eq!(info["format_version"], 3);
     assert_eq!(info["games"], 4);
+    // 27 cases on 24 distinct boards: the start position and the position after 1. e4 recur
+    // across the games and are stored once each.
+    assert_eq!(info["cases"], 27);
+    assert_eq!(info["distinct_boards"], 24);
+    assert_eq!(info["dedup_ratio"], 27.0 / 24.0);
     // Every family has patterns, and the index holds at least one entry per distinct position.
     let families = info["patterns"].as_array().expect("patterns");
     assert_eq!(families.len(), 8);
@@ -230,7 +235,11 @@ fn info_reports_players_and_rating_bands() {
     assert_eq!(info["unrated_cases"], 2);
     let text = run(&["info", out.to_str().expect("path")]);
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("format version 2"), "{text}");
+    assert!(text.contains("format version 3"), "{text}");
+    assert!(
+        text.contains("24 distinct boards (1.125 cases a board)"),
+        "{text}"
+    );
     assert!(text.contains("move patterns"), "{text}");
 }
 

@@ -137,11 +137,14 @@ fn check_against_oracle(cb_pgn: &str, cb_games: usize, query_pgn: &str, skip: us
         "--json",
     ]);
     let cb = CaseBase::open(&cb_path).expect("case base opens");
-    let decoded: Vec<[Option<Piece>; 64]> = cb
-        .boards()
-        .iter()
-        .map(|p| squares_of(&p.to_board()))
+    // One decoded board per case (a board reached by several games is stored once).
+    let decoded: Vec<[Option<Piece>; 64]> = (0..cb.len())
+        .map(|i| squares_of(&cb.case_board(i).to_board()))
         .collect();
+    assert!(
+        cb.boards().len() < cb.len(),
+        "repeated openings are stored once"
+    );
     let queries = positions(query_pgn, skip, want);
     assert_eq!(queries.len(), want);
     let cfg = ReuseConfig {
@@ -178,7 +181,7 @@ fn check_against_oracle(cb_pgn: &str, cb_games: usize, query_pgn: &str, skip: us
         for (i, _) in scores.iter().enumerate().filter(|(_, s)| **s == top) {
             let mv = cb.metas()[i].mv;
             let (case, from, to) = if pos.turn() == Color::Black {
-                let board = Planes::to_board(cb.boards()[i]).into_mirrored();
+                let board = Planes::to_board(cb.case_board(i)).into_mirrored();
                 (
                     squares_of(&board),
                     mv.from().flip_vertical(),
@@ -195,4 +198,64 @@ fn check_against_oracle(cb_pgn: &str, cb_games: usize, query_pgn: &str, skip: us
             d.bestmove
         );
     }
+}
+
+/// The bounded retrieval against the full scan on real positions: for positions of later games
+/// (no exact precedent, or only opening ones) and for the case base's own boards (exact
+/// precedents, ties at 256), in both modes and for several k, the bounded scan returns the
+/// same cases with the same scores and tie-breaking, and accounts for every case.
+#[test]
+fn bounded_retrieval_returns_the_full_scans_top_k_on_real_positions() {
+    use precedent::retrieve::{Mode, ScanLimits, scan, scan_bounded, segments};
+    let games = common::fixture("lichess-rapid-sample.pgn.zst");
+    let games = games.to_str().expect("path");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb_path = dir.path().join("rapid.cb");
+    common::run_json(&[
+        "build",
+        games,
+        "--max-games",
+        "800",
+        "-o",
+        cb_path.to_str().expect("path"),
+        "--json",
+    ]);
+    let cb = CaseBase::open(&cb_path).expect("case base opens");
+    let mut queries: Vec<(Planes, Color)> = positions(games, 800, 150)
+        .iter()
+        .map(|p| (Planes::from_board(p.board()), p.turn()))
+        .collect();
+    let white = cb.board_segment(Color::White).end;
+    queries.extend(cb.boards().iter().enumerate().step_by(997).map(|(i, b)| {
+        if i < white {
+            (*b, Color::White)
+        } else {
+            (b.mirrored(), Color::Black)
+        }
+    }));
+    let mut pruned = 0;
+    for (n, &(board, turn)) in queries.iter().enumerate() {
+        for mode in [Mode::Normalised, Mode::Thesis] {
+            let segs = segments(&cb, board, turn, mode);
+            for k in [1, 16, 64, 500] {
+                let limits = ScanLimits {
+                    k,
+                    seed: n as u64,
+                    deadline: None,
+                    stop: None,
+                };
+                let full = scan(&segs, &limits);
+                let bounded = scan_bounded(&segs, &limits);
+                assert_eq!(bounded.hits, full.hits, "query {n}, {mode}, k {k}");
+                assert_eq!(
+                    (bounded.top_score, bounded.ties_at_top),
+                    (full.top_score, full.ties_at_top),
+                    "query {n}, {mode}, k {k}"
+                );
+                assert!(bounded.complete() && full.total == cb.len() as u64);
+                pruned += bounded.pruned;
+            }
+        }
+    }
+    assert!(pruned > 0, "the bound never pruned anything");
 }

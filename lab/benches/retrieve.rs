@@ -1,5 +1,5 @@
 //! Retrieval scan speed: top-1 and top-32 over 100 k, 1 M and 10 M cases, on 1 and 2 threads.
-//! The boards are the embedded case base's real positions, repeated (mirrored on odd laps) to
+//! The boards are the embedded case base's real (distinct) positions, repeated (mirrored on odd laps) to
 //! reach the size. Throughput is reported in cases per second.
 
 use std::hint::black_box;
@@ -11,7 +11,12 @@ use precedent_lab::bench::repeat_boards;
 
 fn retrieve(c: &mut Criterion) {
     let cb = CaseBase::embedded().expect("the embedded case base loads");
-    let queries: Vec<_> = cb.boards().iter().step_by(cb.len() / 31).copied().collect();
+    let queries: Vec<_> = cb
+        .boards()
+        .iter()
+        .step_by(cb.boards().len() / 31)
+        .copied()
+        .collect();
     for &n in &[100_000usize, 1_000_000, 10_000_000] {
         let boards = repeat_boards(cb.boards(), n);
         let mut group = c.benchmark_group(format!("scan_{}k_cases", n / 1000));
@@ -29,11 +34,7 @@ fn retrieve(c: &mut Criterion) {
                     |b| {
                         b.iter(|| {
                             q = (q + 1) % queries.len();
-                            let segs = [Segment {
-                                boards: &boards,
-                                offset: 0,
-                                query: queries[q],
-                            }];
+                            let segs = [Segment::plain(&boards, 0, queries[q])];
                             pool.install(|| {
                                 black_box(scan(
                                     &segs,

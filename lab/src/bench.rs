@@ -67,11 +67,7 @@ pub fn run(
         let started = Instant::now();
         let mut q = 0;
         while times.len() < 3 || (started.elapsed() < min_time && times.len() < 1000) {
-            let segs = [Segment {
-                boards,
-                offset: 0,
-                query: queries[q % queries.len()],
-            }];
+            let segs = [Segment::plain(boards, 0, queries[q % queries.len()])];
             let t = Instant::now();
             let r = scan(
                 &segs,

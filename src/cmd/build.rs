@@ -50,6 +50,10 @@ pub struct Args {
     /// back on their coarser family): a smaller case base for a little less detail.
     #[arg(long, value_name = "N", default_value_t = 1)]
     min_pattern_count: u32,
+    /// Derive no move patterns: a case base for retrieval and voting only (the move model
+    /// finds nothing in it), built several times faster. For scale experiments.
+    #[arg(long)]
+    no_patterns: bool,
     /// Stop at the first broken game (illegal move, bad FEN, variant) instead of skipping it.
     #[arg(long)]
     strict: bool,
@@ -74,6 +78,7 @@ pub fn run(args: Args) -> Result<()> {
             min_pattern_count: args.min_pattern_count,
             max_cases: args.max_cases,
             band_cases: args.band_cases,
+            no_patterns: args.no_patterns,
         },
         strict: args.strict,
     };

@@ -34,6 +34,14 @@ pub fn run(args: Args) -> Result<()> {
         s.cases, s.white_cases, s.black_cases
     );
     println!("games          {}", s.games);
+    println!(
+        "stored         {} distinct boards ({:.3} cases a board), {} material buckets, {:.1} MB ({:.1} bytes a case)",
+        s.distinct_boards,
+        s.dedup_ratio,
+        s.buckets,
+        s.bytes as f64 / 1e6,
+        s.bytes_per_case
+    );
     println!("built by       {}", s.build.tool);
     println!("sources        {}", s.build.sources.join(", "));
     let o = &s.build.options;

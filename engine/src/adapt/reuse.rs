@@ -14,7 +14,7 @@ use crate::board::{MAX_SCORE, Planes};
 use crate::casebase::{CaseBase, position_key};
 use crate::pgn::GameHeader;
 use crate::position::legal_moves_within;
-use crate::retrieve::{Mode, ScanLimits, scan, segments};
+use crate::retrieve::{Mode, ScanLimits, retrieve, segments};
 
 /// How the cases are retrieved and reused.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
@@ -132,6 +132,8 @@ pub struct Decision {
     pub ties: u64,
     /// Cases scanned.
     pub scanned: u64,
+    /// Cases ruled out by their material without being scanned (none could be among the best).
+    pub pruned: u64,
     /// Cases in the case base (what a full scan covers).
     pub total: u64,
     /// Time taken.
@@ -197,7 +199,7 @@ pub fn reuse(
     let board = Planes::from_board(pos.board());
     let seed = cfg.seed.unwrap_or_else(rand::random);
     let segs = segments(cb, board, turn, cfg.mode);
-    let found = scan(
+    let found = retrieve(
         &segs,
         &ScanLimits {
             k: cfg.k.max(1),
@@ -209,7 +211,6 @@ pub fn reuse(
     let (rights, ep) = position_key(pos);
 
     let metas = cb.metas();
-    let boards = cb.boards();
     let records = cb.game_records();
     let mut cases = Vec::with_capacity(found.hits.len());
     // Per adapted move: votes, voters, weighted points and their weight, best voter.
@@ -223,9 +224,9 @@ pub fn reuse(
             Mode::Thesis => case_mover == Color::Black,
         };
         let (case_board, m1) = if flip {
-            (boards[hit.index].mirrored(), meta.mv.mirrored())
+            (cb.case_board(hit.index).mirrored(), meta.mv.mirrored())
         } else {
-            (boards[hit.index], meta.mv)
+            (cb.case_board(hit.index), meta.mv)
         };
         let Some(adapted) = adapt(&case_board, m1, pos.board(), &legal, &cfg.weights) else {
             continue;
@@ -301,6 +302,7 @@ pub fn reuse(
         score256: found.top_score,
         ties: found.ties_at_top,
         scanned: found.scanned,
+        pruned: found.pruned,
         total: found.total,
         elapsed: started.elapsed(),
         seed,

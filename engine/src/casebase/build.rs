@@ -264,6 +264,9 @@ pub fn build(
         None => None,
     };
     let mut writer = CaseBaseWriter::create(&config.out)?;
+    if config.options.no_patterns {
+        writer = writer.without_patterns();
+    }
     let mut stats = BuildStats::default();
     let mut skipped: BTreeMap<SkipReason, u64> = BTreeMap::new();
     let mut done = false;

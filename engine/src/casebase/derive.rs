@@ -73,15 +73,27 @@ type SampledMoves = (Vec<u32>, Vec<[u32; FAMILIES]>, Vec<u16>);
 const TASK: usize = 4096;
 
 /// Pattern counts and index entries of a run of cases.
-pub fn derive(boards: &[Planes], metas: &[CaseMeta]) -> (PatternCounter, Vec<(u64, CaseMove)>) {
-    boards
+///
+/// `boards` are the distinct boards; case `i` has the record `metas[i]` and the board
+/// `boards[board_of[i]]`.
+pub fn derive(
+    boards: &[Planes],
+    board_of: &[u32],
+    metas: &[CaseMeta],
+    patterns: bool,
+) -> (PatternCounter, Vec<(u64, CaseMove)>) {
+    board_of
         .par_chunks(TASK)
         .zip(metas.par_chunks(TASK))
-        .map(|(boards, metas)| {
+        .map(|(board_of, metas)| {
             let mut counter = PatternCounter::new();
-            let mut pairs = Vec::with_capacity(boards.len());
-            for (board, meta) in boards.iter().zip(metas) {
+            let mut pairs = Vec::with_capacity(board_of.len());
+            for (&b, meta) in board_of.iter().zip(metas) {
+                let board = &boards[b as usize];
                 pairs.push((position_hash(board, meta.rights, meta.ep), meta.mv));
+                if !patterns {
+                    continue;
+                }
                 let Some(pos) = case_position(board, meta) else {
                     continue;
                 };
@@ -151,25 +163,27 @@ impl<'a> StrengthFit<'a> {
         }
     }
 
-    /// Adds a run of cases.
-    pub fn add(&mut self, boards: &[Planes], metas: &[CaseMeta]) {
+    /// Adds a run of cases: case `i` has the record `metas[i]` and the board
+    /// `boards[board_of[i]]`.
+    pub fn add(&mut self, boards: &[Planes], board_of: &[u32], metas: &[CaseMeta]) {
         let first = self.seen;
-        self.seen += boards.len();
+        self.seen += board_of.len();
         let stride = self.stride;
         let table = self.table;
-        let parts: Vec<SampledMoves> = boards
+        let parts: Vec<SampledMoves> = board_of
             .par_chunks(TASK)
             .zip(metas.par_chunks(TASK))
             .enumerate()
-            .map(|(chunk, (boards, metas))| {
+            .map(|(chunk, (board_of, metas))| {
                 let mut lens = Vec::new();
                 let mut moves = Vec::new();
                 let mut played = Vec::new();
                 let mut buffer = Vec::new();
-                for (i, (board, meta)) in boards.iter().zip(metas).enumerate() {
+                for (i, (&b, meta)) in board_of.iter().zip(metas).enumerate() {
                     if !(first + chunk * TASK + i).is_multiple_of(stride) {
                         continue;
                     }
+                    let board = &boards[b as usize];
                     let Some(pos) = case_position(board, meta) else {
                         continue;
                     };
@@ -239,25 +253,35 @@ impl<'a> StrengthFit<'a> {
                     continue;
                 }
                 let lg_ref = &lg;
+                // exp(−strength) of this family's patterns: one exponential a move, not two.
+                let inverse: Vec<f64> = lg[lo..hi].iter().map(|x| (-x).exp()).collect();
                 let denom = (0..positions)
                     .into_par_iter()
                     .fold(
-                        || vec![0.0f64; hi - lo],
-                        |mut acc, j| {
+                        || (vec![0.0f64; hi - lo], Vec::new()),
+                        |(mut acc, mut weights), j| {
                             let moves =
                                 &self.moves[self.starts[j] as usize..self.starts[j + 1] as usize];
-                            let score = |m: &[u32; FAMILIES]| -> f64 {
-                                m.iter().map(|&i| lg_ref[i as usize]).sum()
-                            };
-                            let top = moves.iter().map(score).fold(f64::MIN, f64::max);
-                            let total: f64 = moves.iter().map(|m| (score(m) - top).exp()).sum();
-                            for m in moves {
-                                let i = m[f] as usize;
-                                acc[i - lo] += (score(m) - top - lg_ref[i]).exp() / total;
+                            weights.clear();
+                            weights.extend(
+                                moves
+                                    .iter()
+                                    .map(|m| m.iter().map(|&i| lg_ref[i as usize]).sum::<f64>()),
+                            );
+                            let top = weights.iter().copied().fold(f64::MIN, f64::max);
+                            let mut total = 0.0;
+                            for w in &mut weights {
+                                *w = (*w - top).exp();
+                                total += *w;
                             }
-                            acc
+                            for (m, w) in moves.iter().zip(&weights) {
+                                let i = m[f] as usize - lo;
+                                acc[i] += w * inverse[i] / total;
+                            }
+                            (acc, weights)
                         },
                     )
+                    .map(|(acc, _)| acc)
                     .reduce(
                         || vec![0.0f64; hi - lo],
                         |mut a, b| {

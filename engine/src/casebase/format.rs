@@ -1,4 +1,4 @@
-//! The file layout of a case base, version 2. All integers little-endian.
+//! The file layout of a case base, version 3. All integers little-endian.
 //!
 //! ```text
 //! 0    magic "PRECEDNT"            8 bytes
@@ -7,8 +7,8 @@
 //! 16   cases                      u64
 //! 24   white-mover cases          u64   cases [0, w) had White to move, [w, cases) Black
 //! 32   games                      u64
-//! 40   boards offset              u64   cases × 32-byte Planes (mover's point of view)
-//! 48   metas offset               u64   cases × 12-byte CaseMeta
+//! 40   boards offset              u64   boards × 32-byte Planes (mover's point of view), distinct
+//! 48   metas offset               u64   cases × 12-byte CaseMeta, grouped by board
 //! 56   games offset               u64   games × 24-byte GameRecord
 //! 64   strings offset             u64
 //! 72   strings length             u64
@@ -19,26 +19,40 @@
 //! 112  position-index offset      u64   entries × 16-byte IndexEntry, sorted by (key, move)
 //! 120  position-index entries     u64
 //! 128  pattern-strength offset    u64   patterns × f32, the fitted log-strength of each pattern
-//! 136.. reserved up to 192
+//! 136  boards                     u64   distinct boards (per side to move)
+//! 144  white-mover boards         u64   boards [0, wb) had White to move, [wb, boards) Black
+//! 152  occurrences offset         u64   (boards + 1) × u32: board i's cases are [o[i], o[i+1])
+//! 160  buckets offset             u64   buckets × 16-byte Bucket, in board order
+//! 168  buckets                    u64
+//! 176  index-directory offset     u64   (2^bits + 1) × u32: entries whose key starts with p
+//!                                       are [d[p], d[p+1]) of the position index
+//! 184  index-directory bits       u64
 //! …    sections, each starting on a 64-byte boundary
 //! end-16  xxh3-64 of every byte before it   u64
 //! end-8   trailer magic "PRCDTEND"
 //! ```
 //!
-//! Boards and metas are separate flat arrays so the scan streams 32 bytes a case. Splitting the
-//! cases by the side that moved lets the thesis' literal mode compare each segment with the query
-//! or its mirror image without a per-case flag. The pattern counts and the position index are
-//! derived from the cases alone (see [`super::patterns`] and [`super::index`]).
+//! Boards and metas are separate flat arrays so the scan streams 32 bytes a board. Each board is
+//! stored once per side to move, however many cases (games) reached it; its cases follow one
+//! another in the meta array, and the occurrence table says where they start. Splitting by the
+//! side that moved lets the thesis' literal mode compare each segment with the query or its
+//! mirror image without a per-case flag. Within a side, boards are sorted by material (and
+//! within a material by their first case, which keeps a game's boards together): a bucket
+//! is a run of boards with the same [`crate::board::Material`], so that a retrieval can bound
+//! the similarity of a whole bucket before touching it (see [`crate::retrieve`]). The pattern
+//! counts and the position index are derived from the cases alone (see [`super::patterns`] and
+//! [`super::index`]).
 //!
 //! Version history: 1 had no pattern counts, no position index, and two zero bytes where a case
-//! now keeps the opponent's last move.
+//! now keeps the opponent's last move; 2 stored a board per case, unsorted, and looked positions
+//! up by binary search.
 
 /// First bytes of every case-base file.
 pub const MAGIC: &[u8; 8] = b"PRECEDNT";
 /// Last bytes of every case-base file.
 pub const TRAILER_MAGIC: &[u8; 8] = b"PRCDTEND";
 /// The version this build reads and writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 192;
 /// Size of the trailer (checksum + magic).
@@ -67,6 +81,13 @@ pub struct Header {
     pub index_off: u64,
     pub index_entries: u64,
     pub strengths_off: u64,
+    pub boards: u64,
+    pub white_boards: u64,
+    pub occ_off: u64,
+    pub buckets_off: u64,
+    pub buckets: u64,
+    pub dir_off: u64,
+    pub dir_bits: u64,
 }
 
 impl Header {
@@ -91,6 +112,13 @@ impl Header {
             self.index_off,
             self.index_entries,
             self.strengths_off,
+            self.boards,
+            self.white_boards,
+            self.occ_off,
+            self.buckets_off,
+            self.buckets,
+            self.dir_off,
+            self.dir_bits,
         ];
         for (i, v) in fields.iter().enumerate() {
             out[16 + 8 * i..24 + 8 * i].copy_from_slice(&v.to_le_bytes());
@@ -124,6 +152,13 @@ impl Header {
             index_off: u64_at(112),
             index_entries: u64_at(120),
             strengths_off: u64_at(128),
+            boards: u64_at(136),
+            white_boards: u64_at(144),
+            occ_off: u64_at(152),
+            buckets_off: u64_at(160),
+            buckets: u64_at(168),
+            dir_off: u64_at(176),
+            dir_bits: u64_at(184),
         }
     }
 }
@@ -134,7 +169,10 @@ impl Header {
         let end = |off: u64, count: u64, size: u64| count.checked_mul(size)?.checked_add(off);
         let ends = [
             end(self.info_off, self.info_len, 1)?,
-            end(self.boards_off, self.cases, 32)?,
+            end(self.boards_off, self.boards, 32)?,
+            end(self.occ_off, self.boards.checked_add(1)?, 4)?,
+            end(self.buckets_off, self.buckets, 16)?,
+            end(self.dir_off, self.dir_entries()?, 4)?,
             end(self.metas_off, self.cases, 12)?,
             end(self.games_off, self.games, 24)?,
             end(self.strings_off, self.strings_len, 1)?,
@@ -146,6 +184,16 @@ impl Header {
         ends.into_iter().max()?.checked_add(TRAILER_LEN as u64)
     }
 }
+
+impl Header {
+    /// Entries of the index directory: 2^bits + 1 (`None` if the bits are out of range).
+    pub fn dir_entries(&self) -> Option<u64> {
+        (self.dir_bits <= MAX_DIR_BITS).then(|| (1u64 << self.dir_bits) + 1)
+    }
+}
+
+/// Most bits of the index directory (a directory of 2^32 entries would index 4 G positions).
+pub const MAX_DIR_BITS: u64 = 32;
 
 /// Rounds up to the section alignment.
 pub fn align_up(n: u64) -> u64 {

@@ -1,7 +1,9 @@
 //! The exact-position index: every position of the case base (board, side, castling rights, en
 //! passant, in the mover's point of view) with the moves played in it and how often. What an
 //! opening book knows, and transpositions included: positions are found by their contents, not by
-//! the moves that led to them. Built with the case base; looked up by binary search.
+//! the moves that led to them. Built with the case base; looked up in constant time through a
+//! directory of the keys' leading bits (the keys are hashes, so each slot holds about one
+//! position).
 
 use bytemuck::{Pod, Zeroable};
 use xxhash_rust::xxh3::xxh3_64;
@@ -52,11 +54,49 @@ pub fn build_index(mut pairs: Vec<(u64, CaseMove)>) -> Vec<IndexEntry> {
     out
 }
 
-/// The moves played in the position with key `key`, with their counts.
-pub fn moves_at(entries: &[IndexEntry], key: u64) -> &[IndexEntry] {
-    let start = entries.partition_point(|e| e.key < key);
-    let end = start + entries[start..].partition_point(|e| e.key == key);
-    &entries[start..end]
+/// Bits of the directory for `entries` index entries: one to two entries a slot.
+pub fn directory_bits(entries: usize) -> u32 {
+    (usize::BITS - 1 - entries.max(1).leading_zeros()).min(32)
+}
+
+/// The directory of sorted `entries` with `bits` bits: slot `p` starts at the first entry whose
+/// key's leading `bits` bits are `p` or more; one more slot at the end.
+pub fn build_directory(entries: &[IndexEntry], bits: u32) -> Vec<u32> {
+    let slots = 1usize << bits;
+    let mut dir = Vec::with_capacity(slots + 1);
+    let mut at = 0usize;
+    for p in 0..slots {
+        while at < entries.len() && slot_of(entries[at].key, bits) < p {
+            at += 1;
+        }
+        dir.push(at as u32);
+    }
+    dir.push(entries.len() as u32);
+    dir
+}
+
+fn slot_of(key: u64, bits: u32) -> usize {
+    if bits == 0 {
+        0
+    } else {
+        (key >> (64 - bits)) as usize
+    }
+}
+
+/// The moves played in the position with key `key`, with their counts: the directory gives the
+/// few entries sharing the key's leading bits, which are searched.
+pub fn moves_at<'a>(entries: &'a [IndexEntry], directory: &[u32], key: u64) -> &'a [IndexEntry] {
+    let bits = directory.len().saturating_sub(1).trailing_zeros();
+    let p = slot_of(key, bits);
+    let (Some(&lo), Some(&hi)) = (directory.get(p), directory.get(p + 1)) else {
+        return &[];
+    };
+    let Some(slot) = entries.get(lo as usize..hi as usize) else {
+        return &[];
+    };
+    let start = slot.partition_point(|e| e.key < key);
+    let end = start + slot[start..].partition_point(|e| e.key == key);
+    &slot[start..end]
 }
 
 #[cfg(test)]
@@ -73,13 +113,20 @@ mod tests {
         assert_ne!(k, position_hash(&start, 14, 0xff), "castling rights count");
         let other = k.wrapping_add(1);
         let index = build_index(vec![(k, a), (other, a), (k, b), (k, a)]);
-        let here: Vec<(CaseMove, u32)> = moves_at(&index, k)
+        for bits in [0, 1, 2, 8] {
+            let dir = build_directory(&index, bits);
+            assert_eq!(moves_at(&index, &dir, k).len(), 2, "bits {bits}");
+            assert_eq!(moves_at(&index, &dir, other).len(), 1, "bits {bits}");
+        }
+        let dir = build_directory(&index, directory_bits(index.len()));
+        let here: Vec<(CaseMove, u32)> = moves_at(&index, &dir, k)
             .iter()
             .map(|e| (e.mv, e.count))
             .collect();
         assert_eq!(here.len(), 2);
         assert!(here.contains(&(a, 2)) && here.contains(&(b, 1)));
-        assert_eq!(moves_at(&index, other).len(), 1);
-        assert!(moves_at(&index, 12345).is_empty());
+        assert_eq!(moves_at(&index, &dir, other).len(), 1);
+        assert!(moves_at(&index, &dir, 12345).is_empty());
+        assert!(moves_at(&[], &build_directory(&[], 0), k).is_empty());
     }
 }

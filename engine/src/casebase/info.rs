@@ -36,6 +36,10 @@ pub struct BuildOptions {
     /// every band is sampled evenly over the whole input. Needs a first counting pass.
     #[serde(default)]
     pub band_cases: Option<u64>,
+    /// Derive no move patterns (nor their strengths): a case base for retrieval and voting
+    /// only, built several times faster; the move model has nothing to use in it.
+    #[serde(default)]
+    pub no_patterns: bool,
 }
 
 /// Counts from the build.

@@ -31,7 +31,7 @@ use format::{ALIGN, HEADER_LEN, Header, MAGIC, TRAILER_LEN, TRAILER_MAGIC, ZSTD_
 use index::IndexEntry;
 pub use info::{BuildInfo, BuildOptions, BuildStats};
 use patterns::{PatternCount, PatternTable};
-pub use record::{CaseMeta, GameRecord, NO_EP, position_key};
+pub use record::{Bucket, CaseMeta, GameRecord, NO_EP, position_key};
 pub use write::CaseBaseWriter;
 
 /// Why a case base could not be read or written.
@@ -311,9 +311,22 @@ impl CaseBase {
                 header.white_cases, header.cases
             )));
         }
-        if header.cases > u64::from(u32::MAX) * 4 || header.games > u64::from(u32::MAX) {
+        if header.cases > u64::from(u32::MAX) || header.games > u64::from(u32::MAX) {
             return Err(corrupt("case or game count out of range".into()));
         }
+        if header.boards > header.cases
+            || header.white_boards > header.boards
+            || header.white_boards > header.white_cases
+            || header.boards - header.white_boards > header.cases - header.white_cases
+        {
+            return Err(corrupt(format!(
+                "{} boards ({} White's) for {} cases ({} White's)",
+                header.boards, header.white_boards, header.cases, header.white_cases
+            )));
+        }
+        let dir_entries = header
+            .dir_entries()
+            .ok_or_else(|| corrupt(format!("index directory of {} bits", header.dir_bits)))?;
         let section = |what: &str, off: u64, count: u64, size: u64| -> Result<(), CaseBaseError> {
             let end = count.checked_mul(size).and_then(|n| n.checked_add(off));
             match end {
@@ -327,8 +340,11 @@ impl CaseBase {
                 _ => Err(corrupt(format!("{what} section lies outside the file"))),
             }
         };
-        section("boards", header.boards_off, header.cases, 32)?;
+        section("boards", header.boards_off, header.boards, 32)?;
+        section("occurrence", header.occ_off, header.boards + 1, 4)?;
         section("case", header.metas_off, header.cases, 12)?;
+        section("bucket", header.buckets_off, header.buckets, 16)?;
+        section("index-directory", header.dir_off, dir_entries, 4)?;
         section("game", header.games_off, header.games, 24)?;
         section("string", header.strings_off, header.strings_len, 1)?;
         section("build-info", header.info_off, header.info_len, 1)?;
@@ -345,7 +361,42 @@ impl CaseBase {
             header,
             info,
         };
-        // Lookups are binary searches: a section out of order would answer wrongly, not fail.
+        // The scan, the buckets and the lookups trust these tables: one out of order would
+        // answer wrongly (or index out of bounds), not fail.
+        let occ = cb.occurrences();
+        let boundaries = [
+            (0, 0),
+            (cb.header.white_boards, cb.header.white_cases),
+            (cb.header.boards, cb.header.cases),
+        ];
+        if !occ.windows(2).all(|w| w[0] < w[1])
+            || boundaries
+                .iter()
+                .any(|&(b, c)| u64::from(occ[b as usize]) != c)
+        {
+            return Err(corrupt("the occurrence table is inconsistent".into()));
+        }
+        let buckets = cb.buckets();
+        let starts_side =
+            |b: u64| b == cb.header.boards || buckets.iter().any(|k| u64::from(k.first) == b);
+        if !buckets.windows(2).all(|w| w[0].first < w[1].first)
+            || buckets
+                .last()
+                .is_some_and(|k| u64::from(k.first) >= cb.header.boards)
+            || !starts_side(0)
+            || !starts_side(cb.header.white_boards)
+        {
+            return Err(corrupt("the material buckets are inconsistent".into()));
+        }
+        let dir = cb.index_directory();
+        if dir.first() != Some(&0)
+            || dir.last().map(|&d| u64::from(d)) != Some(cb.header.index_entries)
+            || !dir.windows(2).all(|w| w[0] <= w[1])
+        {
+            return Err(corrupt(
+                "the position-index directory is inconsistent".into(),
+            ));
+        }
         if !cb.pattern_counts().windows(2).all(|w| w[0].key < w[1].key) {
             return Err(corrupt("pattern counts are not in key order".into()));
         }
@@ -381,6 +432,11 @@ impl CaseBase {
         self.header.cases == 0
     }
 
+    /// Size of the case base's bytes (uncompressed), header to trailer.
+    pub fn byte_len(&self) -> usize {
+        self.backing.bytes().len()
+    }
+
     /// Number of games in the game table.
     pub fn game_count(&self) -> usize {
         self.header.games as usize
@@ -396,14 +452,65 @@ impl CaseBase {
         &self.info
     }
 
-    /// All boards, in the mover's point of view: the array the similarity scan runs over.
+    /// The distinct boards (per side to move), in the mover's point of view: the array the
+    /// similarity scan runs over. Board `i`'s cases are `occurrences()[i]..occurrences()[i + 1]`.
     pub fn boards(&self) -> &[Planes] {
-        self.section(self.header.boards_off, self.header.cases)
+        self.section(self.header.boards_off, self.header.boards)
     }
 
-    /// Everything else about each case, parallel to [`CaseBase::boards`].
+    /// Where each board's cases start in [`CaseBase::metas`], one more entry at the end.
+    pub fn occurrences(&self) -> &[u32] {
+        self.section(self.header.occ_off, self.header.boards + 1)
+    }
+
+    /// Everything else about each case, grouped by board.
     pub fn metas(&self) -> &[CaseMeta] {
         self.section(self.header.metas_off, self.header.cases)
+    }
+
+    /// The index of case `case`'s board in [`CaseBase::boards`].
+    pub fn board_of(&self, case: usize) -> usize {
+        self.occurrences().partition_point(|&o| o as usize <= case) - 1
+    }
+
+    /// The board of case `case`.
+    pub fn case_board(&self, case: usize) -> Planes {
+        self.boards()[self.board_of(case)]
+    }
+
+    /// The runs of boards of equal material, in board order (see [`Bucket`]).
+    pub fn buckets(&self) -> &[Bucket] {
+        self.section(self.header.buckets_off, self.header.buckets)
+    }
+
+    /// The boards of bucket `i`.
+    pub fn bucket_boards(&self, i: usize) -> Range<usize> {
+        let buckets = self.buckets();
+        let start = buckets[i].first as usize;
+        let side_end = if start < self.header.white_boards as usize {
+            self.header.white_boards as usize
+        } else {
+            self.header.boards as usize
+        };
+        let end = buckets
+            .get(i + 1)
+            .map_or(side_end, |b| (b.first as usize).min(side_end));
+        start..end
+    }
+
+    /// Indices of the distinct boards on which `side` was to move.
+    pub fn board_segment(&self, side: Color) -> Range<usize> {
+        let w = self.header.white_boards as usize;
+        match side {
+            Color::White => 0..w,
+            Color::Black => w..self.boards().len(),
+        }
+    }
+
+    /// The position index's directory (see [`index::moves_at`]).
+    pub fn index_directory(&self) -> &[u32] {
+        let entries = self.header.dir_entries().unwrap_or(0);
+        self.section(self.header.dir_off, entries)
     }
 
     /// The game table.
@@ -459,14 +566,18 @@ impl CaseBase {
             ],
         )?;
         let mut cases = 0;
-        for (i, (board, meta)) in self.boards().iter().zip(self.metas()).enumerate() {
-            if meta.game == game {
-                let meta = CaseMeta {
-                    game: index,
-                    ..*meta
-                };
-                writer.add_case(self.mover(i), board, &meta)?;
-                cases += 1;
+        let occ = self.occurrences();
+        for (b, board) in self.boards().iter().enumerate() {
+            for case in occ[b] as usize..occ[b + 1] as usize {
+                let meta = self.metas()[case];
+                if meta.game == game {
+                    let meta = CaseMeta {
+                        game: index,
+                        ..meta
+                    };
+                    writer.add_case(self.mover(case), board, &meta)?;
+                    cases += 1;
+                }
             }
         }
         let info = BuildInfo {
@@ -492,7 +603,7 @@ impl CaseBase {
         let board = Planes::from_board(pos.board());
         let (rights, ep) = position_key(pos);
         let key = index::position_hash(&board, rights, ep);
-        index::moves_at(self.position_index(), key)
+        index::moves_at(self.position_index(), self.index_directory(), key)
             .iter()
             .map(|e| (e.mv, e.count))
             .collect()

@@ -72,6 +72,16 @@ pub struct GameRecord {
     pub pad: [u8; 3],
 }
 
+/// A run of boards with the same material, the unit a bounded retrieval skips or scans.
+#[repr(C)]
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default, Pod, Zeroable)]
+pub struct Bucket {
+    /// The material every board of the bucket has ([`crate::board::Material`]).
+    pub material: [u8; 12],
+    /// Index of the bucket's first board; it ends where the next bucket (or the side) starts.
+    pub first: u32,
+}
+
 /// Number of strings stored per game, in this order: white, black, date, event, site.
 pub(crate) const GAME_STRINGS: usize = 5;
 
@@ -83,6 +93,7 @@ mod tests {
     fn records_have_fixed_sizes() {
         assert_eq!(std::mem::size_of::<CaseMeta>(), 12);
         assert_eq!(std::mem::size_of::<GameRecord>(), 24);
+        assert_eq!(std::mem::size_of::<Bucket>(), 16);
         assert_eq!(std::mem::size_of::<crate::board::Planes>(), 32);
     }
 }

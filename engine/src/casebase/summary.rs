@@ -57,6 +57,16 @@ pub struct CaseBaseSummary {
     pub patterns: Vec<FamilyCount>,
     /// Entries of the position index (distinct position-move pairs).
     pub index_entries: u64,
+    /// Distinct boards stored (per side to move): what a full scan reads.
+    pub distinct_boards: u64,
+    /// Cases per stored board: how much deduplication saved (1.0 = every board distinct).
+    pub dedup_ratio: f64,
+    /// Material buckets (runs of boards of equal material).
+    pub buckets: u64,
+    /// Size of the (uncompressed) case base, in bytes.
+    pub bytes: u64,
+    /// Bytes of case base per case.
+    pub bytes_per_case: f64,
     /// The players with the most cases, most first (ties by name).
     pub top_players: Vec<PlayerCount>,
     /// Rated cases per 200-point rating band, lowest band first.
@@ -125,6 +135,11 @@ pub fn summarise(cb: &CaseBase, top: usize) -> CaseBaseSummary {
         unrated_cases: unrated,
         patterns: family_counts(cb),
         index_entries: cb.position_index().len() as u64,
+        distinct_boards: cb.boards().len() as u64,
+        dedup_ratio: cb.len() as f64 / cb.boards().len().max(1) as f64,
+        buckets: cb.buckets().len() as u64,
+        bytes: cb.byte_len() as u64,
+        bytes_per_case: cb.byte_len() as f64 / cb.len().max(1) as f64,
         top_players,
         rating_histogram,
         build: cb.info().clone(),

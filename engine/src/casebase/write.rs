@@ -11,11 +11,11 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::derive;
 use super::format::{ALIGN, FORMAT_VERSION, HEADER_LEN, Header, TRAILER_MAGIC, align_up};
-use super::index::IndexEntry;
-use super::patterns::{PatternCount, PatternCounter};
-use super::record::{CaseMeta, GAME_STRINGS, GameRecord};
+use super::index::{IndexEntry, build_directory, directory_bits};
+use super::patterns::PatternCount;
+use super::record::{Bucket, CaseMeta, GAME_STRINGS, GameRecord};
 use super::{BuildInfo, CaseBaseError};
-use crate::board::Planes;
+use crate::board::{Material, Planes};
 
 /// Spill file for one array of records.
 struct Spill {
@@ -78,21 +78,22 @@ impl<W: Write> Sink<W> {
     }
 }
 
-/// The spilled parts of a case base, ready to be assembled into the final file.
+/// The parts of a case base, ready to be assembled into the final file.
 struct Sections {
     header: Header,
     info_json: Vec<u8>,
-    boards: [Spill; 2],
-    metas: [Spill; 2],
+    cases: Arranged,
     games: Spill,
     strings: Spill,
     patterns: Vec<PatternCount>,
     strengths: Vec<f32>,
     index: Vec<IndexEntry>,
+    directory: Vec<u32>,
 }
 
 impl Sections {
-    /// Writes the whole file to `inner` and returns it, flushed.
+    /// Writes the whole file to `inner` and returns it, flushed. Sections go in the order of
+    /// their offsets.
     fn assemble<W: Write>(self, inner: W) -> io::Result<W> {
         let header = self.header;
         let mut sink = Sink {
@@ -103,13 +104,13 @@ impl Sections {
         sink.put(&header.encode())?;
         sink.put(&self.info_json)?;
         sink.pad_to(header.boards_off)?;
-        for spill in self.boards {
-            sink.copy(spill.into_reader()?)?;
-        }
+        sink.put(bytemuck::cast_slice(&self.cases.boards))?;
+        sink.pad_to(header.occ_off)?;
+        sink.put(bytemuck::cast_slice(&self.cases.occ))?;
         sink.pad_to(header.metas_off)?;
-        for spill in self.metas {
-            sink.copy(spill.into_reader()?)?;
-        }
+        sink.put(bytemuck::cast_slice(&self.cases.metas))?;
+        sink.pad_to(header.buckets_off)?;
+        sink.put(bytemuck::cast_slice(&self.cases.buckets))?;
         sink.pad_to(header.games_off)?;
         sink.copy(self.games.into_reader()?)?;
         sink.pad_to(header.strings_off)?;
@@ -118,6 +119,8 @@ impl Sections {
         sink.put(bytemuck::cast_slice(&self.patterns))?;
         sink.pad_to(header.index_off)?;
         sink.put(bytemuck::cast_slice(&self.index))?;
+        sink.pad_to(header.dir_off)?;
+        sink.put(bytemuck::cast_slice(&self.directory))?;
         sink.pad_to(header.strengths_off)?;
         sink.put(bytemuck::cast_slice(&self.strengths))?;
         let digest = sink.hasher.digest();
@@ -125,6 +128,95 @@ impl Sections {
         sink.inner.write_all(TRAILER_MAGIC)?;
         sink.inner.into_inner().map_err(|e| e.into_error())
     }
+}
+
+/// The cases as the file stores them: per side to move (White's first), each distinct board
+/// once, sorted by material, then by when it first occurred; each board's cases together, in the
+/// order they were added; and the buckets of equal material.
+pub(crate) struct Arranged {
+    /// The distinct boards.
+    pub boards: Vec<Planes>,
+    /// How many of them had White to move (they come first).
+    pub white_boards: usize,
+    /// Board `i`'s cases are `occ[i]..occ[i + 1]`; one more entry at the end.
+    pub occ: Vec<u32>,
+    /// The cases' records.
+    pub metas: Vec<CaseMeta>,
+    /// How many cases had White to move (they come first).
+    pub white_cases: usize,
+    /// The runs of boards with equal material, in board order.
+    pub buckets: Vec<Bucket>,
+    /// Each case's board.
+    pub board_of: Vec<u32>,
+}
+
+/// The sort key of a material: its counts, four bits each (saturated), in index order. Two
+/// materials past the saturation may share a key; they then form separate buckets with equal
+/// keys, which is still correct.
+fn material_key(m: &Material) -> u64 {
+    m.iter().fold(0u64, |k, &c| (k << 4) | u64::from(c.min(15)))
+}
+
+/// Sorts and deduplicates the cases of each side (`sides[0]` White's, `sides[1]` Black's).
+pub(crate) fn arrange(sides: [(Vec<Planes>, Vec<CaseMeta>); 2]) -> Arranged {
+    use rayon::slice::ParallelSliceMut;
+    let total: usize = sides.iter().map(|(b, _)| b.len()).sum();
+    let mut out = Arranged {
+        boards: Vec::new(),
+        white_boards: 0,
+        occ: Vec::new(),
+        metas: Vec::with_capacity(total),
+        white_cases: sides[0].0.len(),
+        buckets: Vec::new(),
+        board_of: Vec::with_capacity(total),
+    };
+    for (side, (boards, metas)) in sides.into_iter().enumerate() {
+        let mut keys: Vec<(u64, [u64; 4], u32)> = boards
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let planes = [b.white, b.r0, b.r1, b.r2];
+                (material_key(&b.material()), planes, i as u32)
+            })
+            .collect();
+        // Equal boards meet in this order, each one's cases in the order they were added.
+        keys.par_sort_unstable();
+        // The distinct boards as (material key, first case, its run of `keys`), then in the
+        // order of their first case within a material: a game's positions between two captures
+        // share a material, so its boards and cases stay neighbours, which the compressed
+        // (embedded) file needs; any order within a bucket serves the retrieval.
+        let mut distinct: Vec<(u64, u32, u32, u32)> = Vec::new();
+        for (at, &(key, planes, i)) in keys.iter().enumerate() {
+            if at == 0 || keys[at - 1].1 != planes {
+                distinct.push((key, i, at as u32, at as u32));
+            }
+            distinct.last_mut().expect("pushed above").3 = at as u32 + 1;
+        }
+        distinct.par_sort_unstable();
+        let mut last: Option<Material> = None;
+        for (_, first, start, end) in distinct {
+            let board = boards[first as usize];
+            let material = board.material();
+            if last != Some(material) {
+                out.buckets.push(Bucket {
+                    material,
+                    first: out.boards.len() as u32,
+                });
+                last = Some(material);
+            }
+            out.occ.push(out.metas.len() as u32);
+            out.boards.push(board);
+            for &(_, _, i) in &keys[start as usize..end as usize] {
+                out.board_of.push((out.boards.len() - 1) as u32);
+                out.metas.push(metas[i as usize]);
+            }
+        }
+        if side == 0 {
+            out.white_boards = out.boards.len();
+        }
+    }
+    out.occ.push(out.metas.len() as u32);
+    out
 }
 
 /// Streams cases and games into a new case-base file.
@@ -135,6 +227,7 @@ pub struct CaseBaseWriter {
     games: Spill,
     strings: Spill,
     game_count: u64,
+    patterns: bool,
 }
 
 impl CaseBaseWriter {
@@ -161,6 +254,7 @@ impl CaseBaseWriter {
             games: Spill::new(&dir).map_err(err)?,
             strings: Spill::new(&dir).map_err(err)?,
             game_count: 0,
+            patterns: true,
         })
     }
 
@@ -220,16 +314,33 @@ impl CaseBaseWriter {
         (self.boards[0].len + self.boards[1].len) / 32
     }
 
-    /// Derives the pattern counts and the position index from every case added, assembles the
-    /// file and renames it over the output. A name ending in `.zst` is written zstd-compressed
-    /// (what the embedded default case base uses).
+    /// Stores the cases without deriving their pattern counts and strengths (the position index
+    /// is still built): for benchmarks of the case base itself. Such a case base retrieves and
+    /// votes, but its move model has no patterns to use.
+    pub fn without_patterns(mut self) -> CaseBaseWriter {
+        self.patterns = false;
+        self
+    }
+
+    /// Sorts and deduplicates the cases, derives the pattern counts and the position index,
+    /// assembles the file and renames it over the output. A name ending in `.zst` is written
+    /// zstd-compressed (what the embedded default case base uses).
     pub fn finish(mut self, info: &BuildInfo) -> Result<(), CaseBaseError> {
         let out = self.out.clone();
         let err = |source| CaseBaseError::Write {
             name: out.display().to_string(),
             source,
         };
-        let (patterns, strengths, index) = self.derive().map_err(err)?;
+        if self.cases() > u64::from(u32::MAX) {
+            return Err(err(io::Error::other("more than 4 294 967 295 cases")));
+        }
+        let mut sides: [(Vec<Planes>, Vec<CaseMeta>); 2] = Default::default();
+        for (side, (boards, metas)) in sides.iter_mut().enumerate() {
+            *boards = read_all(&mut self.boards[side]).map_err(err)?;
+            *metas = read_all(&mut self.metas[side]).map_err(err)?;
+        }
+        let cases = arrange(sides);
+        let (patterns, strengths, index) = derive_all(&cases, self.patterns);
         // Pruned after the strength fit, which needs every pattern of every legal move.
         let min = info.options.min_pattern_count;
         let (patterns, strengths): (Vec<PatternCount>, Vec<f32>) = patterns
@@ -237,28 +348,36 @@ impl CaseBaseWriter {
             .zip(strengths)
             .filter(|(p, _)| p.available >= min)
             .unzip();
+        let bits = directory_bits(index.len());
+        let directory = build_directory(&index, bits);
         let info_json = serde_json::to_vec(info).map_err(|e| err(io::Error::other(e)))?;
-        let white = self.boards[0].len / 32;
-        let cases = white + self.boards[1].len / 32;
         let mut header = Header {
             version: FORMAT_VERSION,
-            cases,
-            white_cases: white,
+            cases: cases.metas.len() as u64,
+            white_cases: cases.white_cases as u64,
+            boards: cases.boards.len() as u64,
+            white_boards: cases.white_boards as u64,
             games: self.game_count,
             info_off: HEADER_LEN as u64,
             info_len: info_json.len() as u64,
+            buckets: cases.buckets.len() as u64,
+            patterns: patterns.len() as u64,
+            index_entries: index.len() as u64,
+            strings_len: self.strings.len,
+            dir_bits: u64::from(bits),
             ..Header::default()
         };
-        header.boards_off = align_up(header.info_off + header.info_len);
-        header.metas_off = align_up(header.boards_off + cases * 32);
-        header.games_off = align_up(header.metas_off + cases * 12);
-        header.strings_off = align_up(header.games_off + self.game_count * 24);
-        header.strings_len = self.strings.len;
-        header.patterns_off = align_up(header.strings_off + header.strings_len);
-        header.patterns = patterns.len() as u64;
-        header.index_off = align_up(header.patterns_off + header.patterns * 16);
-        header.index_entries = index.len() as u64;
-        header.strengths_off = align_up(header.index_off + header.index_entries * 16);
+        let after = |off: u64, count: u64, size: u64| align_up(off + count * size);
+        header.boards_off = after(header.info_off, header.info_len, 1);
+        header.occ_off = after(header.boards_off, header.boards, 32);
+        header.metas_off = after(header.occ_off, header.boards + 1, 4);
+        header.buckets_off = after(header.metas_off, header.cases, 12);
+        header.games_off = after(header.buckets_off, header.buckets, 16);
+        header.strings_off = after(header.games_off, header.games, 24);
+        header.patterns_off = after(header.strings_off, header.strings_len, 1);
+        header.index_off = after(header.patterns_off, header.patterns, 16);
+        header.dir_off = after(header.index_off, header.index_entries, 16);
+        header.strengths_off = after(header.dir_off, directory.len() as u64, 4);
 
         let compress = out.extension().is_some_and(|e| e == "zst");
         let tmp = tempfile::Builder::new()
@@ -269,13 +388,13 @@ impl CaseBaseWriter {
         let sections = Sections {
             header,
             info_json,
-            boards: self.boards,
-            metas: self.metas,
+            cases,
             games: self.games,
             strings: self.strings,
             patterns,
             strengths,
             index,
+            directory,
         };
         if compress {
             let mut enc = zstd::Encoder::new(file, 19).map_err(err)?;
@@ -301,65 +420,30 @@ impl CaseBaseWriter {
     }
 }
 
-impl CaseBaseWriter {
-    /// The pattern counts and position index of the cases spilled so far, read back a run at a
-    /// time.
-    fn derive(&mut self) -> io::Result<(Vec<PatternCount>, Vec<f32>, Vec<IndexEntry>)> {
-        let mut counter = PatternCounter::new();
-        let mut pairs = Vec::new();
-        self.for_each_run(|boards, metas| {
-            let (c, p) = derive::derive(boards, metas);
-            counter.absorb(c);
-            pairs.extend(p);
-        })?;
-        let (patterns, index) = derive::finish(counter, pairs);
-        // The strengths need every case again, with the finished counts.
-        let cases = ((self.boards[0].len + self.boards[1].len) / 32) as usize;
-        let mut fitter = derive::StrengthFit::new(&patterns, cases);
-        self.for_each_run(|boards, metas| fitter.add(boards, metas))?;
-        let strengths = fitter.fit();
-        Ok((patterns, strengths, index))
+/// The pattern counts, their strengths and the position index of the arranged cases (no
+/// patterns, only the index, if `patterns` is false).
+fn derive_all(cases: &Arranged, patterns: bool) -> (Vec<PatternCount>, Vec<f32>, Vec<IndexEntry>) {
+    let (counter, pairs) = derive::derive(&cases.boards, &cases.board_of, &cases.metas, patterns);
+    let (table, index) = derive::finish(counter, pairs);
+    if !patterns {
+        return (table, Vec::new(), index);
     }
-
-    /// Calls `f` with every case spilled so far (White's, then Black's), a run of boards and
-    /// their records at a time.
-    fn for_each_run(&mut self, mut f: impl FnMut(&[Planes], &[CaseMeta])) -> io::Result<()> {
-        const RUN: usize = 1 << 20;
-        let (mut boards, mut metas): (Vec<Planes>, Vec<CaseMeta>) = (Vec::new(), Vec::new());
-        for side in 0..2 {
-            let total = (self.boards[side].len / 32) as usize;
-            let mut done = 0usize;
-            // Boards and metas are read in the same runs, one spill after the other.
-            while done < total {
-                let n = (total - done).min(RUN);
-                boards.clear();
-                metas.clear();
-                read_range(&mut self.boards[side], done, n, &mut boards)?;
-                read_range(&mut self.metas[side], done, n, &mut metas)?;
-                f(&boards, &metas);
-                done += n;
-            }
-        }
-        Ok(())
-    }
+    // The strengths need every case again, with the finished counts.
+    let mut fitter = derive::StrengthFit::new(&table, cases.metas.len());
+    fitter.add(&cases.boards, &cases.board_of, &cases.metas);
+    let strengths = fitter.fit();
+    (table, strengths, index)
 }
 
-/// Reads records `start..start + n` of a spill into `out`, leaving the spill ready to append
-/// or assemble.
-fn read_range<T: bytemuck::Pod>(
-    spill: &mut Spill,
-    start: usize,
-    n: usize,
-    out: &mut Vec<T>,
-) -> io::Result<()> {
+/// Reads a whole spill back.
+fn read_all<T: bytemuck::Pod>(spill: &mut Spill) -> io::Result<Vec<T>> {
     spill.file.flush()?;
-    let size = size_of::<T>();
+    let n = (spill.len / size_of::<T>() as u64) as usize;
     let file = spill.file.get_mut();
-    file.seek(io::SeekFrom::Start((start * size) as u64))?;
-    out.resize(n, T::zeroed());
-    file.read_exact(bytemuck::cast_slice_mut(out))?;
-    file.seek(io::SeekFrom::End(0))?;
-    Ok(())
+    file.rewind()?;
+    let mut out = vec![T::zeroed(); n];
+    file.read_exact(bytemuck::cast_slice_mut(&mut out))?;
+    Ok(out)
 }
 
 fn out_dir(out: &Path) -> PathBuf {

@@ -89,9 +89,10 @@ fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
         out.extend(case_lines(c));
     }
     out.push(format!(
-        "scanned {} of {} cases in {} ms",
+        "scanned {} of {} cases{} in {} ms",
         d.scanned,
         d.total,
+        ruled_out(d.pruned),
         d.elapsed.as_millis()
     ));
     out
@@ -172,11 +173,21 @@ fn decision(d: &Decision) -> Vec<String> {
         w.cases
     ));
     out.push(format!(
-        "scanned {} of {} cases in {} ms; {} tied at the top similarity",
+        "scanned {} of {} cases{} in {} ms; {} tied at the top similarity",
         d.scanned,
         d.total,
+        ruled_out(d.pruned),
         d.elapsed.as_millis(),
         d.ties
     ));
     out
+}
+
+/// " (N ruled out by their material)" when a bounded retrieval skipped cases, else nothing.
+fn ruled_out(pruned: u64) -> String {
+    if pruned == 0 {
+        String::new()
+    } else {
+        format!(" ({pruned} ruled out by their material)")
+    }
 }

@@ -6,6 +6,7 @@ use rand::{Rng, SeedableRng};
 use shakmaty::{Board, Color, Piece, Role, Square};
 
 use super::*;
+use crate::casebase::Bucket;
 
 /// A random board with about `pieces` pieces.
 pub(crate) fn random_planes(rng: &mut StdRng, pieces: usize) -> Planes {
@@ -57,11 +58,7 @@ fn top_k_equals_a_sorted_naive_scan() {
     for trial in 0..5 {
         let query = random_planes(&mut rng, 6);
         for k in [1, 7, 32] {
-            let seg = [Segment {
-                boards: &boards,
-                offset: 0,
-                query,
-            }];
+            let seg = [Segment::plain(&boards, 0, query)];
             let got = scan(&seg, &limits(k, trial));
             let got: Vec<(usize, u32)> = got.hits.iter().map(|h| (h.index, h.score)).collect();
             assert_eq!(
@@ -81,14 +78,7 @@ fn counts_ties_at_the_top_score() {
     for i in [5, 17_000, 49_999] {
         boards[i] = query;
     }
-    let r = scan(
-        &[Segment {
-            boards: &boards,
-            offset: 0,
-            query,
-        }],
-        &limits(2, 9),
-    );
+    let r = scan(&[Segment::plain(&boards, 0, query)], &limits(2, 9));
     assert_eq!(
         (r.top_score, r.ties_at_top, r.scanned, r.total),
         (256, 3, 50_000, 50_000)
@@ -100,11 +90,7 @@ fn counts_ties_at_the_top_score() {
 fn ties_are_broken_uniformly_at_random_and_reproducibly() {
     let query = Planes::from_board(&Board::new());
     let boards = vec![query; 10];
-    let seg = [Segment {
-        boards: &boards,
-        offset: 100,
-        query,
-    }];
+    let seg = [Segment::plain(&boards, 100, query)];
     let mut counts = [0u32; 10];
     let runs = 5000;
     for seed in 0..runs {
@@ -130,11 +116,7 @@ fn results_do_not_depend_on_the_thread_count() {
     let mut rng = StdRng::seed_from_u64(3);
     let boards: Vec<Planes> = (0..100_000).map(|_| random_planes(&mut rng, 8)).collect();
     let query = random_planes(&mut rng, 8);
-    let seg = [Segment {
-        boards: &boards,
-        offset: 0,
-        query,
-    }];
+    let seg = [Segment::plain(&boards, 0, query)];
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
@@ -155,11 +137,7 @@ fn anytime_scan_stops_at_its_deadline_with_the_best_so_far() {
     let one: Vec<Planes> = (0..1000).map(|_| random_planes(&mut rng, 16)).collect();
     let boards: Vec<Planes> = one.iter().cycle().take(4_000_000).copied().collect();
     let query = random_planes(&mut rng, 16);
-    let seg = [Segment {
-        boards: &boards,
-        offset: 0,
-        query,
-    }];
+    let seg = [Segment::plain(&boards, 0, query)];
     let past = ScanLimits {
         deadline: Some(Instant::now()),
         ..limits(4, 1)
@@ -222,17 +200,112 @@ fn thesis_mode_compares_black_mover_cases_as_they_stood() {
     let stored = q.mirrored();
     let boards = [start, stored];
     let thesis = [
-        Segment {
-            boards: &boards[..1],
-            offset: 0,
-            query: q,
-        },
-        Segment {
-            boards: &boards[1..],
-            offset: 1,
-            query: q.mirrored(),
-        },
+        Segment::plain(&boards[..1], 0, q),
+        Segment::plain(&boards[1..], 1, q.mirrored()),
     ];
     let r = scan(&thesis, &limits(1, 0));
     assert_eq!((r.hits[0].index, r.hits[0].score), (1, 256));
+}
+
+/// Boards sorted by material with their buckets, and a random number of cases each (1–3).
+fn bucketed(boards: &mut [Planes], rng: &mut StdRng) -> (Vec<Bucket>, Vec<u32>) {
+    boards.sort_by_key(|b| (b.material(), [b.white, b.r0, b.r1, b.r2]));
+    let mut buckets: Vec<Bucket> = Vec::new();
+    let mut occ = vec![0u32];
+    for (i, b) in boards.iter().enumerate() {
+        if buckets.last().is_none_or(|k| k.material != b.material()) {
+            buckets.push(Bucket {
+                material: b.material(),
+                first: i as u32,
+            });
+        }
+        occ.push(occ[i] + rng.random_range(1..=3));
+    }
+    (buckets, occ)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// The bounded scan returns exactly the full scan's top k (indices, scores, tie keys), with
+    /// the same top score and ties, and accounts for every case as scanned or pruned.
+    #[test]
+    fn bounded_scan_equals_the_full_scan(seed in 0u64..1_000_000, k in 0usize..80, pieces in 2usize..24) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        // Few pieces: many equal materials and scores, so buckets and ties are exercised.
+        let mut boards: Vec<Planes> = (0..3_000)
+            .map(|_| {
+                let n = rng.random_range(1..=pieces);
+                random_planes(&mut rng, n)
+            })
+            .collect();
+        let (buckets, occ) = bucketed(&mut boards, &mut rng);
+        let query = if rng.random_bool(0.3) {
+            boards[rng.random_range(0..boards.len())]
+        } else {
+            random_planes(&mut rng, pieces)
+        };
+        // Two segments, as a case base's two sides are: the split falls on a bucket boundary.
+        let split = buckets[buckets.len() / 2].first as usize;
+        let cut = buckets.partition_point(|b| (b.first as usize) < split);
+        let segs = [
+            Segment { boards: &boards[..split], offset: 0, occ: Some(&occ), buckets: &buckets[..cut], query },
+            Segment { boards: &boards[split..], offset: split, occ: Some(&occ), buckets: &buckets[cut..], query: query.mirrored() },
+        ];
+        let full = scan(&segs, &limits(k, seed));
+        let bounded = scan_bounded(&segs, &limits(k, seed));
+        proptest::prop_assert_eq!(&bounded.hits, &full.hits);
+        proptest::prop_assert_eq!((bounded.top_score, bounded.ties_at_top), (full.top_score, full.ties_at_top));
+        proptest::prop_assert!(bounded.complete());
+        proptest::prop_assert_eq!(full.total, u64::from(*occ.last().unwrap()));
+    }
+}
+
+#[test]
+fn bounded_scan_skips_buckets_that_cannot_matter() {
+    let mut rng = StdRng::seed_from_u64(5);
+    // More boards than the first, unpruned round of the bounded scan visits.
+    let mut boards: Vec<Planes> = (0..300_000)
+        .map(|i| random_planes(&mut rng, 2 + i % 30))
+        .collect();
+    let (buckets, occ) = bucketed(&mut boards, &mut rng);
+    let query = boards[7];
+    let segs = [Segment {
+        boards: &boards,
+        offset: 0,
+        occ: Some(&occ),
+        buckets: &buckets,
+        query,
+    }];
+    let r = scan_bounded(&segs, &limits(4, 1));
+    assert_eq!(r.hits, scan(&segs, &limits(4, 1)).hits);
+    assert!(
+        r.pruned > 0 && r.scanned < r.total / 2,
+        "scanned {} of {}",
+        r.scanned,
+        r.total
+    );
+    assert!(r.complete());
+}
+
+#[test]
+fn bounded_scan_stops_at_its_deadline_with_the_best_buckets_first() {
+    let mut rng = StdRng::seed_from_u64(6);
+    let mut boards: Vec<Planes> = (0..200_000).map(|_| random_planes(&mut rng, 12)).collect();
+    let (buckets, occ) = bucketed(&mut boards, &mut rng);
+    let segs = [Segment {
+        boards: &boards,
+        offset: 0,
+        occ: Some(&occ),
+        buckets: &buckets,
+        query: boards[3],
+    }];
+    let past = ScanLimits {
+        deadline: Some(Instant::now() - Duration::from_millis(1)),
+        ..limits(4, 1)
+    };
+    let r = scan_bounded(&segs, &past);
+    // The first round always runs: the query's own bucket (bound 256) is in it.
+    assert_eq!(r.hits[0].score, 256);
+    assert!(r.scanned < r.total && !r.complete());
 }

@@ -386,6 +386,7 @@ mod tests {
             score256: 200,
             ties: 1,
             scanned: 1,
+            pruned: 0,
             total: 1,
             elapsed: std::time::Duration::ZERO,
             seed: 0,
