@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use precedent::board::Planes;
-use precedent::retrieve::{ScanLimits, Segment, scan};
+use precedent::casebase::CaseBase;
+use precedent::retrieve::{Mode, ScanLimits, Segment, scan, scan_bounded, segments};
+use shakmaty::Color;
 
 /// One measured configuration.
 #[derive(Clone, Debug, Serialize)]
@@ -33,6 +35,104 @@ pub struct BenchReport {
     pub cases_per_second: f64,
     /// One row per configuration measured (top-1 and top-32).
     pub rows: Vec<BenchRow>,
+    /// Full-scan time over bounded-scan time for the same queries (total time), when a case base
+    /// with buckets was measured.
+    pub speedup: Option<f64>,
+    /// The comparison of the bounded scan with the full scan, when measured.
+    pub bounded: Option<BoundedReport>,
+}
+
+/// The bounded scan ([`scan_bounded`]) against the full scan ([`scan`]) on the same queries.
+#[derive(Clone, Debug, Serialize)]
+pub struct BoundedReport {
+    /// Queries timed (each once with each scan).
+    pub queries: usize,
+    /// Top-k.
+    pub k: usize,
+    /// Cases of the case base.
+    pub cases: u64,
+    /// Distinct boards scanned by a full scan.
+    pub boards: u64,
+    /// Material buckets.
+    pub buckets: u64,
+    /// Full scan: median and 99th-percentile time (ms).
+    pub full_median_ms: f64,
+    /// Full scan, 99th percentile (ms).
+    pub full_p99_ms: f64,
+    /// Bounded scan: median time (ms).
+    pub bounded_median_ms: f64,
+    /// Bounded scan, 99th percentile (ms).
+    pub bounded_p99_ms: f64,
+    /// Total full-scan time over total bounded-scan time.
+    pub speedup: f64,
+    /// Mean share of the cases the bounded scan scored.
+    pub scanned_share: f64,
+    /// Queries whose bounded top-k equals the full scan's (indices and scores): all of them,
+    /// or the bound is wrong.
+    pub identical: usize,
+}
+
+/// Times the full and the bounded scan of `cb` for each query (a board as it stands and the
+/// side to move), interleaved, with `threads` threads.
+pub fn bounded(
+    cb: &CaseBase,
+    queries: &[(Planes, Color)],
+    k: usize,
+    threads: usize,
+) -> BoundedReport {
+    let run = || {
+        let mut full = Vec::with_capacity(queries.len());
+        let mut bounded = Vec::with_capacity(queries.len());
+        let mut share = 0.0;
+        let mut identical = 0;
+        for (q, &(board, turn)) in queries.iter().enumerate() {
+            let segs = segments(cb, board, turn, Mode::Normalised);
+            let limits = ScanLimits {
+                k,
+                seed: q as u64,
+                deadline: None,
+                stop: None,
+            };
+            let t = Instant::now();
+            let a = scan(&segs, &limits);
+            full.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            let b = scan_bounded(&segs, &limits);
+            bounded.push(t.elapsed().as_secs_f64());
+            share += b.scanned as f64 / b.total.max(1) as f64;
+            if a.hits == b.hits && b.complete() {
+                identical += 1;
+            }
+        }
+        (full, bounded, share, identical)
+    };
+    let (mut full, mut bounded, share, identical) =
+        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+            Ok(pool) => pool.install(run),
+            Err(_) => run(),
+        };
+    let total = |t: &[f64]| t.iter().sum::<f64>();
+    let speedup = total(&full) / total(&bounded).max(1e-12);
+    full.sort_by(f64::total_cmp);
+    bounded.sort_by(f64::total_cmp);
+    let at = |t: &[f64], q: f64| {
+        t.get(((t.len() as f64 - 1.0) * q).round() as usize)
+            .map_or(0.0, |x| x * 1e3)
+    };
+    BoundedReport {
+        queries: queries.len(),
+        k,
+        cases: cb.len() as u64,
+        boards: cb.boards().len() as u64,
+        buckets: cb.buckets().len() as u64,
+        full_median_ms: at(&full, 0.5),
+        full_p99_ms: at(&full, 0.99),
+        bounded_median_ms: at(&bounded, 0.5),
+        bounded_p99_ms: at(&bounded, 0.99),
+        speedup,
+        scanned_share: share / queries.len().max(1) as f64,
+        identical,
+    }
 }
 
 /// `n` boards made by cycling through `source` (mirrored on odd laps, so that repeated laps
@@ -102,6 +202,8 @@ pub fn run(
         threads,
         cases_per_second: rows[0].cases_per_second,
         rows,
+        speedup: None,
+        bounded: None,
     }
 }
 

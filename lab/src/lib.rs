@@ -16,6 +16,7 @@ pub mod eval;
 pub mod experiment;
 pub mod fit;
 pub mod rating;
+pub mod scale;
 pub mod tournament;
 pub mod tune;
 

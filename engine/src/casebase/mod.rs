@@ -548,23 +548,8 @@ impl CaseBase {
             source,
         })?;
         let path = dir.path().join("one-game.cb");
-        let header = self.game(game).ok_or_else(|| CaseBaseError::Corrupt {
-            name: self.name.clone(),
-            what: format!("no game {game}"),
-        })?;
-        let mut record = self.game_records()[game as usize];
-        record.strings = 0;
         let mut writer = CaseBaseWriter::create(&path)?;
-        let index = writer.add_game(
-            record,
-            [
-                &header.white,
-                &header.black,
-                &header.date,
-                &header.event,
-                &header.site,
-            ],
-        )?;
+        let index = writer.copy_game(self, game)?;
         let mut cases = 0;
         let occ = self.occurrences();
         for (b, board) in self.boards().iter().enumerate() {

@@ -289,6 +289,24 @@ impl CaseBaseWriter {
         Ok(index)
     }
 
+    /// Adds game `game` of `from` (its record and strings), as [`Self::add_game`] does.
+    pub fn copy_game(&mut self, from: &super::CaseBase, game: u32) -> Result<u32, CaseBaseError> {
+        let header = from.game(game).ok_or_else(|| CaseBaseError::Corrupt {
+            name: from.name().to_string(),
+            what: format!("no game {game}"),
+        })?;
+        self.add_game(
+            from.game_records()[game as usize],
+            [
+                &header.white,
+                &header.black,
+                &header.date,
+                &header.event,
+                &header.site,
+            ],
+        )
+    }
+
     /// Adds a case whose position had `mover` to move; `board` and `meta` are already in the
     /// mover's point of view.
     pub fn add_case(

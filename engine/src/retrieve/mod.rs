@@ -406,8 +406,8 @@ pub fn scan(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
 }
 
 /// Distinct boards from which [`scan_bounded`] is faster than [`scan`] on two threads: measured
-/// 0.65× its speed at 0.9 M boards, 0.78× at 1.6 M, 1.07× at 10 M cases and 1.23× at 79 M boards
-/// (`docs/scaling.md`). Below, pruning a quarter of the buckets does not pay for visiting them in
+/// 0.65× its speed at 0.9 M boards, 0.77× at 1.6 M, 1.02× at 6.3 M, 1.12× at 8.5 M and 1.22× at
+/// 79 M (`docs/scaling.md`). Below, pruning a quarter of the buckets does not pay for visiting them in
 /// bound order.
 pub const BOUNDED_FROM: usize = 8_000_000;
 
