@@ -160,8 +160,10 @@ pub fn material_bound(a: &Material, b: &Material) -> u32 {
 }
 
 /// A query's material, prepared to bound many buckets quickly: [`MaterialQuery::bound`] equals
-/// [`material_bound`] for materials whose counts are below 128 (a real board's are at most 64),
-/// computed on whole words (eight counts at a time) instead of count by count.
+/// [`material_bound`] for materials of at most 64 pieces (every real board's; a case base's
+/// buckets are checked to be real materials when it is loaded), computed on whole words (eight
+/// counts at a time) instead of count by count. Outside that domain it is wrong but never
+/// panics.
 #[derive(Clone, Copy, Debug)]
 pub struct MaterialQuery {
     words: (u64, u64),
@@ -192,7 +194,7 @@ fn byte_sum(x: u64) -> u32 {
 #[inline(always)]
 fn byte_min(a: u64, b: u64) -> u64 {
     // The high bit of each byte of (a | 0x80…) − b is set where a ≥ b.
-    let a_ge_b = (((a | HIGH_BITS) - b) & HIGH_BITS) >> 7;
+    let a_ge_b = (((a | HIGH_BITS).wrapping_sub(b)) & HIGH_BITS) >> 7;
     let mask = a_ge_b * 0xFF;
     (b & mask) | (a & !mask)
 }

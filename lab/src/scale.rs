@@ -14,7 +14,8 @@
 //! | 3 | the colours of the pieces exchanged (the ranks are not flipped) |
 //!
 //! Variant 0 is the pool itself; variants 1–15 follow, each over the whole pool, until N cases are
-//! written (past 16 × the pool, variants repeat and deduplicate away). The queries are positions
+//! written (at most 16 × the pool's cases: a larger N writes that many and says so in the report's
+//! case count). The queries are positions
 //! of the held-out games, which no variant of any case comes from.
 
 use std::path::{Path, PathBuf};

@@ -96,7 +96,7 @@ pub fn run(args: Args) -> Result<()> {
         None => cb.boards().to_vec(),
     };
     // Queries: real positions spread over the case base.
-    let step = (cb.len() / 97).max(1);
+    let step = (cb.boards().len() / 97).max(1);
     let queries: Vec<_> = cb.boards().iter().step_by(step).copied().collect();
     if !(args.seconds.is_finite() && args.seconds > 0.0) {
         bail!("--seconds must be a positive number");

@@ -75,7 +75,8 @@ pub fn build_directory(entries: &[IndexEntry], bits: u32) -> Vec<u32> {
     dir
 }
 
-fn slot_of(key: u64, bits: u32) -> usize {
+/// The directory slot of `key`: its leading `bits` bits.
+pub(crate) fn slot_of(key: u64, bits: u32) -> usize {
     if bits == 0 {
         0
     } else {

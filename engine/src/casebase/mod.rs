@@ -21,6 +21,7 @@ use std::path::Path;
 
 use bytemuck::{Pod, Zeroable};
 use memmap2::Mmap;
+use rayon::prelude::*;
 use shakmaty::{Color, Position};
 
 use crate::board::Planes;
@@ -388,6 +389,28 @@ impl CaseBase {
         {
             return Err(corrupt("the material buckets are inconsistent".into()));
         }
+        // Bounded retrieval trusts each bucket's material to be its boards' (a wrong one would
+        // prune the best cases silently), and the material to describe the board, so every board
+        // must be a real encoding (no piece code 7, no colour on an empty square) of its bucket's
+        // material. About 1.5 s at 100 M cases on two cores; the checksum catches damage, this
+        // a file rewritten by hand.
+        let boards = cb.boards();
+        let bucket_ok = |i: usize| {
+            let first = buckets[i].first as usize;
+            let end = buckets
+                .get(i + 1)
+                .map_or(boards.len(), |b| b.first as usize);
+            boards[first..end].iter().all(|b| {
+                b.white & !b.occupied() == 0
+                    && b.r0 & b.r1 & b.r2 == 0
+                    && b.material() == buckets[i].material
+            })
+        };
+        if !(0..buckets.len()).into_par_iter().all(bucket_ok) {
+            return Err(corrupt(
+                "a board is malformed or outside its material bucket".into(),
+            ));
+        }
         let dir = cb.index_directory();
         if dir.first() != Some(&0)
             || dir.last().map(|&d| u64::from(d)) != Some(cb.header.index_entries)
@@ -406,6 +429,19 @@ impl CaseBase {
             .all(|w| (w[0].key, w[0].mv.0) < (w[1].key, w[1].mv.0))
         {
             return Err(corrupt("the position index is not in key order".into()));
+        }
+        // Each slot of the directory must start where its keys start, or lookups miss entries.
+        let bits = cb.header.dir_bits as u32;
+        let index = cb.position_index();
+        if !(0..dir.len() - 1).into_par_iter().all(|p| {
+            let (start, end) = (dir[p] as usize, dir[p + 1] as usize);
+            index[start..end]
+                .iter()
+                .all(|e| index::slot_of(e.key, bits) == p)
+        }) {
+            return Err(corrupt(
+                "the position-index directory does not match its keys".into(),
+            ));
         }
         Ok(cb)
     }

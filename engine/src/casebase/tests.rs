@@ -208,6 +208,86 @@ fn rejects_header_pointing_outside_the_file() {
     assert!(load_err(&bytes).contains("outside the file"));
 }
 
+/// Rewrites `bytes` with `edit` applied and the checksum re-sealed, as a hand-made file would be.
+fn resealed(bytes: &[u8], edit: impl FnOnce(&mut [u8])) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    edit(&mut bytes);
+    let end = bytes.len() - 16;
+    let digest = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+    bytes[end..end + 8].copy_from_slice(&digest.to_le_bytes());
+    bytes
+}
+
+#[test]
+fn rejects_tables_that_would_answer_wrongly_without_failing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.cb");
+    write_sample(&path);
+    let bytes = std::fs::read(&path).expect("read");
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    assert!(CaseBase::from_bytes("sample", &bytes).is_ok());
+    // A bucket claiming another material would let bounded retrieval prune the best boards.
+    let buckets = u64_at(160) as usize;
+    let wrong_material = resealed(&bytes, |b| b[buckets + 4] += 1);
+    assert!(
+        load_err(&wrong_material).contains("outside its material bucket"),
+        "{}",
+        load_err(&wrong_material)
+    );
+    // A piece code 7 is no piece the similarity and the material agree on.
+    let boards = u64_at(40) as usize;
+    let code_seven = resealed(&bytes, |b| {
+        for plane in 1..4 {
+            b[boards + 8 * plane] |= 1 << 2; // c1 in r0, r1 and r2
+        }
+    });
+    assert!(load_err(&code_seven).contains("malformed"));
+    // A directory whose slots do not start where their keys do would miss positions: a case
+    // base of 40 positions (one game's moves) has slots to shift.
+    let many = dir.path().join("many.cb");
+    let mut w = CaseBaseWriter::create(&many)
+        .expect("writer")
+        .without_patterns();
+    let g = w
+        .add_game(GameRecord::default(), ["a", "b", "", "", ""])
+        .expect("game");
+    let mut pos = shakmaty::Chess::default();
+    for ply in 0..40u16 {
+        use shakmaty::Position;
+        let legal = pos.legal_moves();
+        let m = legal[usize::from(ply) * 7 % legal.len()];
+        let white = pos.turn() == Color::White;
+        let board = Planes::from_board(pos.board());
+        let (from, to) = (m.from().expect("not a drop"), m.to());
+        let mv = CaseMove::new(from, to, None, false);
+        let meta = CaseMeta {
+            game: g,
+            ply,
+            mv: if white { mv } else { mv.mirrored() },
+            rights: 0,
+            ep: NO_EP,
+            last: Default::default(),
+        };
+        let board = if white { board } else { board.mirrored() };
+        w.add_case(pos.turn(), &board, &meta).expect("case");
+        pos.play_unchecked(m);
+    }
+    w.finish(&sample_info()).expect("finish");
+    let bytes = std::fs::read(&many).expect("read");
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    assert!(CaseBase::from_bytes("many", &bytes).is_ok());
+    let (dir, bits) = (u64_at(176) as usize, u64_at(184) as u32);
+    assert!(bits >= 2, "{bits} directory bits");
+    let shifted = resealed(&bytes, |b| {
+        let slots = 1usize << bits;
+        for p in 1..slots {
+            b[dir + 4 * p..dir + 4 * p + 4].copy_from_slice(&0u32.to_le_bytes());
+        }
+    });
+    let err = load_err(&shifted);
+    assert!(err.contains("directory does not match its keys"), "{err}");
+}
+
 #[test]
 fn interrupted_writer_leaves_no_output() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -412,7 +412,8 @@ pub fn scan(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
 pub const BOUNDED_FROM: usize = 8_000_000;
 
 /// The `k` best cases, by whichever of [`scan`] and [`scan_bounded`] is faster for this size of
-/// case base; both return the same cases.
+/// case base; both return the same cases when they finish (past a deadline each returns the best
+/// of the boards it reached, which differ).
 pub fn retrieve(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
     let boards: usize = segments.iter().map(|s| s.boards.len()).sum();
     if boards >= BOUNDED_FROM {
@@ -432,9 +433,10 @@ const FIRST_ROUND: usize = 1 << 16;
 /// Each bucket's [`crate::board::material_bound`] against the query is computed. First the buckets of the
 /// highest bounds are scanned, best first, until they hold 65,536 boards or an eighth of them
 /// (and k cases): their k-th best score is a floor no case below it can reach. Then every other bucket whose
-/// bound reaches that floor is scanned in parallel, adjacent ones as one run, with the floor
-/// raised as better cases turn up (a case scoring exactly the k-th best may still enter on its
-/// tie-breaking key, so buckets whose bound equals the floor are scanned). A segment without
+/// bound reaches that floor is scanned in parallel, adjacent ones as one run (which buckets are
+/// scanned is decided with that first floor; within a run each thread's cut rises as it finds
+/// better cases). A case scoring exactly the k-th best may still enter on its tie-breaking key,
+/// so buckets whose bound equals the floor are scanned. A segment without
 /// buckets is one bucket of bound 256. Anytime like [`scan`]: past the deadline it returns the
 /// best cases of what it finished, which began with the most promising buckets.
 pub fn scan_bounded(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
