@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
         options: Default::default(),
         strict: false,
     };
-    if let Ok(summary) = build(&config) {
+    if let Ok(summary) = build(&config, &mut |_| {}) {
         let cb = match CaseBase::open(&out) {
             Ok(cb) => cb,
             Err(e) => panic!("build succeeded but its case base does not load: {e}"),
