@@ -396,11 +396,7 @@ impl CaseBase {
         // a file rewritten by hand.
         let boards = cb.boards();
         let bucket_ok = |i: usize| {
-            let first = buckets[i].first as usize;
-            let end = buckets
-                .get(i + 1)
-                .map_or(boards.len(), |b| b.first as usize);
-            boards[first..end].iter().all(|b| {
+            boards[cb.bucket_boards(i)].iter().all(|b| {
                 b.white & !b.occupied() == 0
                     && b.r0 & b.r1 & b.r2 == 0
                     && b.material() == buckets[i].material
@@ -587,10 +583,10 @@ impl CaseBase {
         let mut writer = CaseBaseWriter::create(&path)?;
         let index = writer.copy_game(self, game)?;
         let mut cases = 0;
-        let occ = self.occurrences();
+        let (occ, metas) = (self.occurrences(), self.metas());
         for (b, board) in self.boards().iter().enumerate() {
-            for case in occ[b] as usize..occ[b + 1] as usize {
-                let meta = self.metas()[case];
+            let first = occ[b] as usize;
+            for (case, &meta) in (first..).zip(&metas[first..occ[b + 1] as usize]) {
                 if meta.game == game {
                     let meta = CaseMeta {
                         game: index,

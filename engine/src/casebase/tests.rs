@@ -194,20 +194,6 @@ fn rejects_files_that_are_not_case_bases() {
     );
 }
 
-#[test]
-fn rejects_header_pointing_outside_the_file() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("s.cb");
-    write_sample(&path);
-    let mut bytes = std::fs::read(&path).expect("read");
-    // Claim a billion cases and re-seal the checksum: bounds checks must still catch it.
-    bytes[16..24].copy_from_slice(&1_000_000_000u64.to_le_bytes());
-    let end = bytes.len() - 16;
-    let digest = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
-    bytes[end..end + 8].copy_from_slice(&digest.to_le_bytes());
-    assert!(load_err(&bytes).contains("outside the file"));
-}
-
 /// Rewrites `bytes` with `edit` applied and the checksum re-sealed, as a hand-made file would be.
 fn resealed(bytes: &[u8], edit: impl FnOnce(&mut [u8])) -> Vec<u8> {
     let mut bytes = bytes.to_vec();
@@ -218,13 +204,31 @@ fn resealed(bytes: &[u8], edit: impl FnOnce(&mut [u8])) -> Vec<u8> {
     bytes
 }
 
+/// The header field at byte `at` of a case-base file.
+fn header_u64(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+#[test]
+fn rejects_header_pointing_outside_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.cb");
+    write_sample(&path);
+    let bytes = std::fs::read(&path).expect("read");
+    // Claim a billion cases and re-seal the checksum: bounds checks must still catch it.
+    let bytes = resealed(&bytes, |b| {
+        b[16..24].copy_from_slice(&1_000_000_000u64.to_le_bytes())
+    });
+    assert!(load_err(&bytes).contains("outside the file"));
+}
+
 #[test]
 fn rejects_tables_that_would_answer_wrongly_without_failing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("s.cb");
     write_sample(&path);
     let bytes = std::fs::read(&path).expect("read");
-    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let u64_at = |at: usize| header_u64(&bytes, at);
     assert!(CaseBase::from_bytes("sample", &bytes).is_ok());
     // A bucket claiming another material would let bounded retrieval prune the best boards.
     let buckets = u64_at(160) as usize;
@@ -274,9 +278,11 @@ fn rejects_tables_that_would_answer_wrongly_without_failing() {
     }
     w.finish(&sample_info()).expect("finish");
     let bytes = std::fs::read(&many).expect("read");
-    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
     assert!(CaseBase::from_bytes("many", &bytes).is_ok());
-    let (dir, bits) = (u64_at(176) as usize, u64_at(184) as u32);
+    let (dir, bits) = (
+        header_u64(&bytes, 176) as usize,
+        header_u64(&bytes, 184) as u32,
+    );
     assert!(bits >= 2, "{bits} directory bits");
     let shifted = resealed(&bytes, |b| {
         let slots = 1usize << bits;

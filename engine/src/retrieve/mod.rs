@@ -152,6 +152,14 @@ pub struct ScanLimits<'a> {
     pub stop: Option<&'a AtomicBool>,
 }
 
+impl ScanLimits<'_> {
+    /// Whether the scan should start no new block: told to stop, or past the deadline.
+    fn expired(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
 /// A retrieved case.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Hit {
@@ -371,10 +379,6 @@ pub fn scan(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
         .enumerate()
         .flat_map(|(s, seg)| (0..seg.boards.len().div_ceil(BLOCK)).map(move |b| (s, b)))
         .collect();
-    let expired = || {
-        limits.stop.is_some_and(|s| s.load(Ordering::Relaxed))
-            || limits.deadline.is_some_and(|d| Instant::now() >= d)
-    };
     let top = blocks
         .par_iter()
         .enumerate()
@@ -382,7 +386,7 @@ pub fn scan(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
             || TopK::new(limits.k, limits.seed),
             |mut top, (n, &(s, b))| {
                 // The first block always runs, so every scan returns something.
-                if n == 0 || !expired() {
+                if n == 0 || !limits.expired() {
                     let seg = &segments[s];
                     let start = b * BLOCK;
                     let end = (start + BLOCK).min(seg.boards.len());
@@ -464,10 +468,6 @@ pub fn scan_bounded(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrie
             bounds.push(material.bound(&bucket.material) as u16);
         }
     }
-    let expired = || {
-        limits.stop.is_some_and(|s| s.load(Ordering::Relaxed))
-            || limits.deadline.is_some_and(|d| Instant::now() >= d)
-    };
     let cases_of = |(s, boards): &(u32, Range<usize>)| {
         segments[*s as usize].cases(boards.start, boards.end).len() as u64
     };
@@ -493,7 +493,7 @@ pub fn scan_bounded(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrie
             .fold(
                 || TopK::above(limits.k, limits.seed, f),
                 |mut part, (n, (s, boards))| {
-                    if (always && n == 0) || !expired() {
+                    if (always && n == 0) || !limits.expired() {
                         part.scan(kernel, &segments[*s as usize], boards.clone());
                     }
                     part
@@ -534,8 +534,7 @@ pub fn scan_bounded(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrie
 
     // 2. Every other bucket whose bound reaches the floor, adjacent ones joined into one run.
     let mut pruned = 0u64;
-    let mut cut = false;
-    if !(expired() && top.scanned > 0) {
+    if !(limits.expired() && top.scanned > 0) {
         let f = floor(&top);
         let mut runs: Vec<(u32, Range<usize>)> = Vec::new();
         for (u, unit) in units.iter().enumerate() {
@@ -552,15 +551,13 @@ pub fn scan_bounded(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrie
             }
         }
         top = top.merge(scan_runs(&runs, f, false));
-    } else {
-        cut = true;
     }
     let mut hits = top.hits;
     hits.sort_unstable_by_key(Hit::rank);
     Retrieved {
         hits,
         scanned: top.scanned,
-        pruned: if cut { 0 } else { pruned },
+        pruned,
         total,
         top_score: top.top_score,
         ties_at_top: top.ties_at_top,
