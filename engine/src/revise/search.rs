@@ -1,13 +1,16 @@
-//! The verifier's search: negamax alpha-beta with quiescence (captures and promotions), check
-//! extension, a transposition table on Zobrist keys, MVV-LVA, killer and history move ordering,
-//! and iterative deepening under a deadline. It computes exact values for the root moves it is
-//! asked about, so that the revise stage can compare the cases' proposals with the best move.
+//! The verifier's search: negamax alpha-beta (principal variation search) with quiescence
+//! (captures and promotions), check extension, a transposition table on Zobrist keys, MVV-LVA,
+//! killer and history move ordering, null-move pruning, reverse futility and futility pruning,
+//! late-move reductions, and iterative deepening under a deadline. It computes exact values for
+//! the root moves it is asked about, so that the revise stage can compare the cases' proposals
+//! with the best move. No pruning at the root or in principal-variation nodes, so those values
+//! stay exact.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position};
+use shakmaty::{Bitboard, Chess, EnPassantMode, Move, MoveList, Position};
 
 use super::evaluate::{evaluate, value};
 use super::tt::{Bound, PackedMove, TranspositionTable};
@@ -86,6 +89,8 @@ pub struct Searcher<'a, 't> {
     nodes: u64,
     seldepth: u32,
     stopped: bool,
+    /// Set for the node right after a null move.
+    after_null: bool,
     limits: SearchLimits<'a>,
 }
 
@@ -95,6 +100,27 @@ fn hash_after(pos: &Chess, hash: u64, m: Move, next: &Chess) -> u64 {
         None => next.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
     }
 }
+
+/// Whether the side to move has a piece other than pawns and king (null-move pruning is unsound
+/// in pawn endings, where zugzwang is the rule).
+fn has_pieces(pos: &Chess) -> bool {
+    let b = pos.board();
+    (b.by_color(pos.turn()) & !(b.pawns() | b.kings())) != Bitboard::EMPTY
+}
+
+/// Late-move reduction, in plies, of the `index`-th move (from 0) at `depth`:
+/// ⌊0.75 + ln(depth)·ln(index)/2.25⌋, the form of most modern engines; none for the first three.
+fn reduction(depth: i32, index: usize) -> i32 {
+    if depth < 3 || index < 3 {
+        return 0;
+    }
+    (0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25) as i32
+}
+
+/// Largest margin (centipawns per ply of depth) by which the static evaluation may exceed beta
+/// for a shallow non-PV node to be cut without search (reverse futility pruning), and by which it
+/// may fall short of alpha for a quiet move to be skipped (futility pruning).
+const FUTILITY_MARGIN: i32 = 120;
 
 fn is_tactical(m: &Move) -> bool {
     m.is_capture() || m.is_promotion()
@@ -139,6 +165,7 @@ impl<'a, 't> Searcher<'a, 't> {
             nodes: 0,
             seldepth: 0,
             stopped: false,
+            after_null: false,
             limits,
         }
     }
@@ -225,6 +252,8 @@ impl<'a, 't> Searcher<'a, 't> {
         mut alpha: i32,
         beta: i32,
     ) -> i32 {
+        // No two null moves in a row.
+        let allow_null = !std::mem::replace(&mut self.after_null, false);
         if ply > 0
             && (pos.halfmoves() >= 100
                 || self.path.contains(&hash)
@@ -262,6 +291,36 @@ impl<'a, 't> Searcher<'a, 't> {
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
+        // Pruning, never at the root, in check, in a principal-variation node (an open window:
+        // the root's candidates get exact values there) or near mate scores.
+        let pv_node = beta - alpha > 1;
+        let prune = ply > 0 && !in_check && !pv_node && beta.abs() < MATE_BOUND;
+        let static_eval = if prune { evaluate(pos) } else { 0 };
+        if prune {
+            // Reverse futility: far above beta at a shallow node, a quiet move will not fall
+            // below it.
+            if depth <= 3 && static_eval - FUTILITY_MARGIN * depth >= beta {
+                return static_eval;
+            }
+            // Null move: if passing still holds beta after a reduced search, a move will too.
+            if allow_null
+                && depth >= 3
+                && static_eval >= beta
+                && has_pieces(pos)
+                && let Ok(null) = pos.clone().swap_turn()
+            {
+                let child = null.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+                let r = 3 + depth / 6;
+                self.after_null = true;
+                let v = -self.negamax(&null, child, depth - 1 - r, ply + 1, -beta, -beta + 1);
+                if self.stopped {
+                    return 0;
+                }
+                if v >= beta {
+                    return if v > MATE_BOUND { beta } else { v };
+                }
+            }
+        }
         self.order(&mut moves, tt_move, ply);
         let original_alpha = alpha;
         let mut best = -INF;
@@ -270,14 +329,35 @@ impl<'a, 't> Searcher<'a, 't> {
         for (i, m) in moves.iter().enumerate() {
             let mut next = pos.clone();
             next.play_unchecked(*m);
+            let killer = ply < MAX_PLY && self.killers[ply].contains(&Some(*m));
+            let quiet = !(is_tactical(m) || next.is_check() || killer);
+            // Futility: at the frontier, a quiet move cannot lift a position this far below
+            // alpha.
+            if prune
+                && quiet
+                && i > 0
+                && depth <= 2
+                && static_eval + FUTILITY_MARGIN * depth <= alpha
+            {
+                continue;
+            }
             let child = hash_after(pos, hash, *m, &next);
             // Principal variation search: the first move with the full window, the rest with a
-            // null window, re-searched when they beat alpha.
+            // null window (late quiet moves at a reduced depth first), re-searched when they
+            // beat alpha.
             let mut v;
             if i == 0 {
                 v = -self.negamax(&next, child, depth - 1, ply + 1, -beta, -alpha);
             } else {
-                v = -self.negamax(&next, child, depth - 1, ply + 1, -alpha - 1, -alpha);
+                let r = if quiet && !in_check {
+                    reduction(depth, i).min(depth - 2).max(0)
+                } else {
+                    0
+                };
+                v = -self.negamax(&next, child, depth - 1 - r, ply + 1, -alpha - 1, -alpha);
+                if r > 0 && v > alpha && !self.stopped {
+                    v = -self.negamax(&next, child, depth - 1, ply + 1, -alpha - 1, -alpha);
+                }
                 if v > alpha && v < beta && !self.stopped {
                     v = -self.negamax(&next, child, depth - 1, ply + 1, -beta, -alpha);
                 }
