@@ -607,6 +607,27 @@ mod tests {
     }
 
     #[test]
+    fn pruned_search_still_finds_quiet_and_endgame_solutions() {
+        // Win at Chess positions whose key move is quiet or in a sparse endgame, where wrong
+        // null-move pruning, futility or reductions would hide it: WAC.003 (Rg3, a quiet rook
+        // lift), WAC.006 (Rb7, rook ending), WAC.008 (Rf7, a quiet rook move).
+        for (fen, bm) in [
+            (
+                "r4q1k/p2bR1rp/2p2Q1N/5p2/5p2/2P5/PP3PPP/R5K1 w - - 0 1",
+                "e7f7",
+            ),
+            (
+                "5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - 0 1",
+                "e3g3",
+            ),
+            ("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1", "b6b7"),
+        ] {
+            let (m, v) = best(fen, 9);
+            assert_eq!(m, bm, "{fen}: {m} ({v})");
+        }
+    }
+
+    #[test]
     fn quiescence_resolves_a_hanging_piece_exchange() {
         // White to move: Qxd5?? loses the queen to e6xd5; the quiet search sees it.
         let pos = parse_fen("4k3/8/4p3/3n4/8/8/3Q4/4K3 w - - 0 1").expect("fen");
