@@ -21,6 +21,8 @@ enum Command {
     Build(cmd::build::Args),
     /// Describe a case base: counts, players, ratings, build options.
     Info(cmd::info::Args),
+    /// Pack and compress a case base for distribution (how the embedded default is made).
+    Pack(cmd::pack::Args),
     /// Speak UCI on stdin/stdout (what a GUI runs).
     Uci(cmd::uci::Args),
     /// Decide one move and explain it.
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Build(args)) => cmd::build::run(args),
         Some(Command::Info(args)) => cmd::info::run(args),
+        Some(Command::Pack(args)) => cmd::pack::run(args),
         Some(Command::Go(args)) => cmd::go::run(args),
         Some(Command::Uci(args)) => cmd::uci::run(args),
         Some(Command::Eval(args)) => cmd::eval::run(args),

@@ -8,6 +8,7 @@ pub mod fit;
 pub mod go;
 pub mod info;
 pub mod matchcmd;
+pub mod pack;
 pub mod progress;
 pub mod reasoner_args;
 pub mod tune;

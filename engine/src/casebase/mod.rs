@@ -9,6 +9,7 @@ pub mod derive;
 mod format;
 pub mod index;
 mod info;
+pub mod pack;
 pub mod patterns;
 mod record;
 pub mod summary;
@@ -194,6 +195,9 @@ impl Backing {
         }
         blocks.truncate(len.div_ceil(ALIGN));
         blocks.shrink_to_fit();
+        // A packed file (`precedent pack`) is restored here; the checksum then checks it.
+        pack::unpack(&mut bytemuck::cast_slice_mut::<Block, u8>(&mut blocks)[..len])
+            .map_err(|e| corrupt(format!("packed sections: {e}")))?;
         Ok(Backing::Owned { blocks, len })
     }
 }
@@ -292,6 +296,11 @@ impl CaseBase {
                 name,
                 found: header.version,
             });
+        }
+        if pack::is_packed(bytes) {
+            return Err(corrupt(
+                "packed sections in an uncompressed file (`precedent pack` writes zstd)".into(),
+            ));
         }
         let body_end = bytes.len() - TRAILER_LEN;
         if &bytes[body_end + 8..] != TRAILER_MAGIC {

@@ -334,3 +334,53 @@ fn compressed_garbage_is_refused_without_decompressing_it_all() {
         load_err(&packed)
     );
 }
+
+#[test]
+fn packed_case_bases_load_to_the_same_bytes_and_damage_is_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plain = dir.path().join("s.cb");
+    write_sample(&plain);
+    let bytes = std::fs::read(&plain).expect("read");
+    let packed = pack::pack_and_compress(&bytes, 3, 1).expect("pack");
+    let a = CaseBase::open(&plain).expect("plain");
+    let b = CaseBase::from_bytes("packed", &packed).expect("packed loads");
+    assert_eq!(a.boards(), b.boards());
+    assert_eq!(a.metas(), b.metas());
+    // Packing twice is refused; a packed file that was not compressed cannot be mapped.
+    let mut twice = pack::decompressed(packed.clone()).expect("zstd");
+    assert!(pack::is_packed(&twice));
+    assert!(pack::pack(&mut twice).is_err());
+    let raw = dir.path().join("packed.cb");
+    std::fs::write(&raw, &twice).expect("write");
+    let err = match CaseBase::open(&raw) {
+        Ok(_) => panic!("a packed uncompressed file was mapped"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("packed"), "{err}");
+    // A flipped byte in a packed section: the checksum of the unpacked file catches it.
+    let h = header_u64(&twice, 48) as usize; // the case records
+    let mut damaged = twice.clone();
+    damaged[h + 1] ^= 0x04;
+    let err = load_err(&damaged);
+    assert!(err.contains("checksum"), "{err}");
+    // Section offsets outside the file: a one-line error, not a panic.
+    let mut outside = twice;
+    outside[48..56].copy_from_slice(&u64::MAX.to_le_bytes());
+    let err = load_err(&outside);
+    assert!(err.contains("outside") || err.contains("corrupt"), "{err}");
+}
+
+#[test]
+fn the_embedded_case_base_packs_and_unpacks_exactly() {
+    let original = pack::decompressed(EMBEDDED.to_vec()).expect("zstd");
+    let mut unpacked = original.clone();
+    pack::unpack(&mut unpacked).expect("unpack");
+    assert!(!pack::is_packed(&unpacked));
+    let again = pack::pack_and_compress(&unpacked, 1, 2).expect("pack");
+    let a = CaseBase::from_bytes("again", &again).expect("loads");
+    let b = CaseBase::embedded().expect("embedded");
+    assert_eq!(a.boards(), b.boards());
+    assert_eq!(a.metas(), b.metas());
+    assert_eq!(a.position_index(), b.position_index());
+    assert_eq!(a.pattern_strengths(), b.pattern_strengths());
+}
