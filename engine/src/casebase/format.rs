@@ -3,7 +3,7 @@
 //! ```text
 //! 0    magic "PRECEDNT"            8 bytes
 //! 8    format version             u32
-//! 12   reserved                   u32 (0)
+//! 12   packed                     u32   0; 1 in a file packed for distribution (see pack.rs)
 //! 16   cases                      u64
 //! 24   white-mover cases          u64   cases [0, w) had White to move, [w, cases) Black
 //! 32   games                      u64
