@@ -75,10 +75,10 @@ pub fn pack(bytes: &mut [u8]) -> Result<(), String> {
         return Err("already packed".into());
     }
     let s = sections(bytes)?;
-    deltas_u32(&mut bytes[s.occ.0..s.occ.0 + 4 * s.occ.1]);
-    deltas_u32(&mut bytes[s.dir.0..s.dir.0 + 4 * s.dir.1]);
+    differences(&mut bytes[s.occ.0..s.occ.0 + 4 * s.occ.1], 4, 4);
+    differences(&mut bytes[s.dir.0..s.dir.0 + 4 * s.dir.1], 4, 4);
     let index = &mut bytes[s.index.0..s.index.0 + 16 * s.index.1];
-    key_deltas(index);
+    differences(index, 16, 8);
     to_planes(index, 16);
     to_planes(&mut bytes[s.metas.0..s.metas.0 + 12 * s.metas.1], 12);
     to_planes(
@@ -103,9 +103,9 @@ pub fn unpack(bytes: &mut [u8]) -> Result<(), String> {
     from_planes(&mut bytes[s.metas.0..s.metas.0 + 12 * s.metas.1], 12);
     let index = &mut bytes[s.index.0..s.index.0 + 16 * s.index.1];
     from_planes(index, 16);
-    key_sums(index);
-    sums_u32(&mut bytes[s.dir.0..s.dir.0 + 4 * s.dir.1]);
-    sums_u32(&mut bytes[s.occ.0..s.occ.0 + 4 * s.occ.1]);
+    running_sums(index, 16, 8);
+    running_sums(&mut bytes[s.dir.0..s.dir.0 + 4 * s.dir.1], 4, 4);
+    running_sums(&mut bytes[s.occ.0..s.occ.0 + 4 * s.occ.1], 4, 4);
     set_flag(bytes, 0);
     Ok(())
 }
@@ -137,50 +137,32 @@ pub fn pack_and_compress(unpacked: &[u8], level: i32, threads: u32) -> Result<Ve
     Ok(compressed)
 }
 
-fn get_u32(b: &[u8], i: usize) -> u32 {
-    u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+/// The little-endian integer of `width` bytes (4 or 8) at the start of record `i` of `stride`
+/// bytes.
+fn field(b: &[u8], stride: usize, width: usize, i: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x[..width].copy_from_slice(&b[stride * i..stride * i + width]);
+    u64::from_le_bytes(x)
 }
 
-fn put_u32(b: &mut [u8], i: usize, v: u32) {
-    b[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+fn put_field(b: &mut [u8], stride: usize, width: usize, i: usize, v: u64) {
+    b[stride * i..stride * i + width].copy_from_slice(&v.to_le_bytes()[..width]);
 }
 
-/// Each `u32` minus the one before it (wrapping), from the end.
-fn deltas_u32(b: &mut [u8]) {
-    for i in (1..b.len() / 4).rev() {
-        let d = get_u32(b, i).wrapping_sub(get_u32(b, i - 1));
-        put_u32(b, i, d);
+/// Each record's leading field minus the previous record's (wrapping at `width` bytes), from
+/// the end: ascending offsets and sorted keys become small numbers.
+fn differences(b: &mut [u8], stride: usize, width: usize) {
+    for i in (1..b.len() / stride).rev() {
+        let d = field(b, stride, width, i).wrapping_sub(field(b, stride, width, i - 1));
+        put_field(b, stride, width, i, d);
     }
 }
 
-/// The inverse of [`deltas_u32`]: running sums.
-fn sums_u32(b: &mut [u8]) {
-    for i in 1..b.len() / 4 {
-        let v = get_u32(b, i).wrapping_add(get_u32(b, i - 1));
-        put_u32(b, i, v);
-    }
-}
-
-fn key(b: &[u8], i: usize) -> u64 {
-    u64::from_le_bytes(b[16 * i..16 * i + 8].try_into().expect("8 bytes"))
-}
-
-fn put_key(b: &mut [u8], i: usize, v: u64) {
-    b[16 * i..16 * i + 8].copy_from_slice(&v.to_le_bytes());
-}
-
-/// The index entries' keys (their first 8 bytes) as differences from the previous key.
-fn key_deltas(b: &mut [u8]) {
-    for i in (1..b.len() / 16).rev() {
-        let d = key(b, i).wrapping_sub(key(b, i - 1));
-        put_key(b, i, d);
-    }
-}
-
-fn key_sums(b: &mut [u8]) {
-    for i in 1..b.len() / 16 {
-        let v = key(b, i).wrapping_add(key(b, i - 1));
-        put_key(b, i, v);
+/// The inverse of [`differences`]: running sums.
+fn running_sums(b: &mut [u8], stride: usize, width: usize) {
+    for i in 1..b.len() / stride {
+        let v = field(b, stride, width, i).wrapping_add(field(b, stride, width, i - 1));
+        put_field(b, stride, width, i, v);
     }
 }
 
@@ -215,16 +197,18 @@ mod tests {
     fn planes_and_differences_invert() {
         let original: Vec<u8> = (0..16 * 37).map(|i| (i * 7 + i / 5) as u8).collect();
         let mut b = original.clone();
-        key_deltas(&mut b);
+        differences(&mut b, 16, 8);
         to_planes(&mut b, 16);
         assert_ne!(b, original);
         from_planes(&mut b, 16);
-        key_sums(&mut b);
+        running_sums(&mut b, 16, 8);
         assert_eq!(b, original);
         let mut b = original.clone();
-        deltas_u32(&mut b);
-        assert_eq!(get_u32(&b, 0), get_u32(&original, 0));
-        sums_u32(&mut b);
+        differences(&mut b, 4, 4);
+        assert_eq!(b[..4], original[..4]);
+        let (x0, x1) = (field(&original, 4, 4, 0), field(&original, 4, 4, 1));
+        assert_eq!(field(&b, 4, 4, 1), (x1.wrapping_sub(x0)) & 0xffff_ffff);
+        running_sums(&mut b, 4, 4);
         assert_eq!(b, original);
         let mut b = original[..12 * 40].to_vec();
         to_planes(&mut b, 12);
