@@ -325,3 +325,49 @@ fn band_cases_caps_every_rating_band_and_keeps_small_ones_whole() {
     ]));
     assert!(err.contains("--band-cases reads the input twice"), "{err}");
 }
+
+#[test]
+fn packed_case_base_describes_and_plays_as_the_original() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (plain, packed) = (dir.path().join("r.cb"), dir.path().join("r.cb.zst"));
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8 path").to_string();
+    let input = fixture("lichess-rapid-sample.pgn.zst");
+    run_json(&["build", &path(&input), "-o", &path(&plain), "--json"]);
+    let o = run(&["pack", &path(&plain), "-o", &path(&packed), "--level", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info = |p: &std::path::Path| {
+        let mut v = run_json(&["info", &path(p), "--json"]);
+        v.as_object_mut().expect("object").remove("name");
+        v
+    };
+    assert_eq!(info(&plain), info(&packed));
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    let go = |p: &std::path::Path| {
+        let v = run_json(&[
+            "go",
+            "--fen",
+            fen,
+            "--casebase",
+            &path(p),
+            "--movetime",
+            "200",
+            "--seed",
+            "3",
+            "--revise",
+            "false",
+            "--json",
+        ]);
+        v["bestmove"].clone()
+    };
+    let (a, b) = (go(&plain), go(&packed));
+    assert!(a.is_string(), "{a}");
+    assert_eq!(a, b);
+    // Packing a packed file: one line, nothing written.
+    let again = dir.path().join("again.cb.zst");
+    let o = run(&["pack", &path(&packed), "-o", &path(&again)]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("already packed"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1);
+    assert!(!again.exists());
+}

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use precedent::casebase::CaseBase;
 use precedent::casebase::pack;
 
@@ -19,21 +19,19 @@ pub struct Args {
     level: i32,
 }
 
-/// Runs `precedent pack`: validates the input by loading it, packs its sections
-/// (`engine/src/casebase/pack.rs`), compresses on every core, checks that the result loads to
-/// the same case base, and only then writes it.
+/// Runs `precedent pack`: reads and validates the input, packs its sections
+/// (`engine/src/casebase/pack.rs`), compresses on every core, and writes the result only once it
+/// loads back to the same case base (the loader checks it against the input's checksum).
 pub fn run(args: Args) -> Result<()> {
     let name = args.file.display().to_string();
-    CaseBase::open(&args.file)?;
     let raw = std::fs::read(&args.file).with_context(|| format!("reading {name}"))?;
     let unpacked = pack::decompressed(raw).map_err(|e| anyhow!("{name}: {e}"))?;
-    if pack::is_packed(&unpacked) {
-        bail!("{name} is packed already");
-    }
+    CaseBase::from_bytes(&name, &unpacked)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
     let compressed = pack::pack_and_compress(&unpacked, args.level, threads)
         .map_err(|e| anyhow!("{name}: {e}; nothing written"))?;
-    CaseBase::from_bytes(&args.out.display().to_string(), &compressed)?;
+    CaseBase::from_bytes(&args.out.display().to_string(), &compressed)
+        .with_context(|| format!("{name}: the packed case base does not load; nothing written"))?;
     let tmp = args.out.with_extension("tmp");
     std::fs::write(&tmp, &compressed).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, &args.out).with_context(|| format!("writing {}", args.out.display()))?;
