@@ -1,10 +1,11 @@
-//! A static evaluation for the verifier: material and piece-square tables (Michniewski's
-//! "simplified evaluation function"), the king's table tapered from middlegame to endgame.
-//! Scores are centipawns from the side to move.
+//! A static evaluation for the verifier: PeSTO's tapered material and piece-square tables
+//! (Ronald Friederich's tables for Rofchade, as published on the Chess Programming Wiki,
+//! "PeSTO's Evaluation Function"), a middlegame and an endgame score blended by the game phase,
+//! plus a bishop-pair bonus. Scores are centipawns from the side to move.
 
-use shakmaty::{Board, Chess, Color, Position, Role, Square};
+use shakmaty::{Bitboard, Board, Chess, Color, Position, Role};
 
-/// Material value of a role, in centipawns.
+/// Material value of a role, in centipawns, for move ordering (MVV-LVA) and delta pruning.
 pub const fn value(role: Role) -> i32 {
     match role {
         Role::Pawn => 100,
@@ -16,118 +17,215 @@ pub const fn value(role: Role) -> i32 {
     }
 }
 
-// Tables as printed (rank 8 first) for White; Black reads them mirrored.
+/// Middlegame and endgame material, pawn to king.
+const MG_VALUE: [i32; 6] = [82, 337, 365, 477, 1025, 0];
+const EG_VALUE: [i32; 6] = [94, 281, 297, 512, 936, 0];
+/// What a role adds to the game phase (24 with all pieces on the board).
+const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
+/// Two bishops against fewer, middlegame and endgame.
+const BISHOP_PAIR: (i32, i32) = (25, 50);
+
+// Tables as printed (a8 first, rank 8 to rank 1) for White; Black reads them mirrored.
 #[rustfmt::skip]
-const PAWN: [i32; 64] = [
-     0,  0,  0,  0,  0,  0,  0,  0,
-    50, 50, 50, 50, 50, 50, 50, 50,
-    10, 10, 20, 30, 30, 20, 10, 10,
-     5,  5, 10, 25, 25, 10,  5,  5,
-     0,  0,  0, 20, 20,  0,  0,  0,
-     5, -5,-10,  0,  0,-10, -5,  5,
-     5, 10, 10,-20,-20, 10, 10,  5,
-     0,  0,  0,  0,  0,  0,  0,  0,
+const MG_PAWN: [i16; 64] = [
+        0,    0,    0,    0,    0,    0,    0,    0,
+       98,  134,   61,   95,   68,  126,   34,  -11,
+       -6,    7,   26,   31,   65,   56,   25,  -20,
+      -14,   13,    6,   21,   23,   12,   17,  -23,
+      -27,   -2,   -5,   12,   17,    6,   10,  -25,
+      -26,   -4,   -4,  -10,    3,    3,   33,  -12,
+      -35,   -1,  -20,  -23,  -15,   24,   38,  -22,
+        0,    0,    0,    0,    0,    0,    0,    0,
 ];
 #[rustfmt::skip]
-const KNIGHT: [i32; 64] = [
-    -50,-40,-30,-30,-30,-30,-40,-50,
-    -40,-20,  0,  0,  0,  0,-20,-40,
-    -30,  0, 10, 15, 15, 10,  0,-30,
-    -30,  5, 15, 20, 20, 15,  5,-30,
-    -30,  0, 15, 20, 20, 15,  0,-30,
-    -30,  5, 10, 15, 15, 10,  5,-30,
-    -40,-20,  0,  5,  5,  0,-20,-40,
-    -50,-40,-30,-30,-30,-30,-40,-50,
+const EG_PAWN: [i16; 64] = [
+        0,    0,    0,    0,    0,    0,    0,    0,
+      178,  173,  158,  134,  147,  132,  165,  187,
+       94,  100,   85,   67,   56,   53,   82,   84,
+       32,   24,   13,    5,   -2,    4,   17,   17,
+       13,    9,   -3,   -7,   -7,   -8,    3,   -1,
+        4,    7,   -6,    1,    0,   -5,   -1,   -8,
+       13,    8,    8,   10,   13,    0,    2,   -7,
+        0,    0,    0,    0,    0,    0,    0,    0,
 ];
 #[rustfmt::skip]
-const BISHOP: [i32; 64] = [
-    -20,-10,-10,-10,-10,-10,-10,-20,
-    -10,  0,  0,  0,  0,  0,  0,-10,
-    -10,  0,  5, 10, 10,  5,  0,-10,
-    -10,  5,  5, 10, 10,  5,  5,-10,
-    -10,  0, 10, 10, 10, 10,  0,-10,
-    -10, 10, 10, 10, 10, 10, 10,-10,
-    -10,  5,  0,  0,  0,  0,  5,-10,
-    -20,-10,-10,-10,-10,-10,-10,-20,
+const MG_KNIGHT: [i16; 64] = [
+     -167,  -89,  -34,  -49,   61,  -97,  -15, -107,
+      -73,  -41,   72,   36,   23,   62,    7,  -17,
+      -47,   60,   37,   65,   84,  129,   73,   44,
+       -9,   17,   19,   53,   37,   69,   18,   22,
+      -13,    4,   16,   13,   28,   19,   21,   -8,
+      -23,   -9,   12,   10,   19,   17,   25,  -16,
+      -29,  -53,  -12,   -3,   -1,   18,  -14,  -19,
+     -105,  -21,  -58,  -33,  -17,  -28,  -19,  -23,
 ];
 #[rustfmt::skip]
-const ROOK: [i32; 64] = [
-     0,  0,  0,  0,  0,  0,  0,  0,
-     5, 10, 10, 10, 10, 10, 10,  5,
-    -5,  0,  0,  0,  0,  0,  0, -5,
-    -5,  0,  0,  0,  0,  0,  0, -5,
-    -5,  0,  0,  0,  0,  0,  0, -5,
-    -5,  0,  0,  0,  0,  0,  0, -5,
-    -5,  0,  0,  0,  0,  0,  0, -5,
-     0,  0,  0,  5,  5,  0,  0,  0,
+const EG_KNIGHT: [i16; 64] = [
+      -58,  -38,  -13,  -28,  -31,  -27,  -63,  -99,
+      -25,   -8,  -25,   -2,   -9,  -25,  -24,  -52,
+      -24,  -20,   10,    9,   -1,   -9,  -19,  -41,
+      -17,    3,   22,   22,   22,   11,    8,  -18,
+      -18,   -6,   16,   25,   16,   17,    4,  -18,
+      -23,   -3,   -1,   15,   10,   -3,  -20,  -22,
+      -42,  -20,  -10,   -5,   -2,  -20,  -23,  -44,
+      -29,  -51,  -23,  -15,  -22,  -18,  -50,  -64,
 ];
 #[rustfmt::skip]
-const QUEEN: [i32; 64] = [
-    -20,-10,-10, -5, -5,-10,-10,-20,
-    -10,  0,  0,  0,  0,  0,  0,-10,
-    -10,  0,  5,  5,  5,  5,  0,-10,
-     -5,  0,  5,  5,  5,  5,  0, -5,
-      0,  0,  5,  5,  5,  5,  0, -5,
-    -10,  5,  5,  5,  5,  5,  0,-10,
-    -10,  0,  5,  0,  0,  0,  0,-10,
-    -20,-10,-10, -5, -5,-10,-10,-20,
+const MG_BISHOP: [i16; 64] = [
+      -29,    4,  -82,  -37,  -25,  -42,    7,   -8,
+      -26,   16,  -18,  -13,   30,   59,   18,  -47,
+      -16,   37,   43,   40,   35,   50,   37,   -2,
+       -4,    5,   19,   50,   37,   37,    7,   -2,
+       -6,   13,   13,   26,   34,   12,   10,    4,
+        0,   15,   15,   15,   14,   27,   18,   10,
+        4,   15,   16,    0,    7,   21,   33,    1,
+      -33,   -3,  -14,  -21,  -13,  -12,  -39,  -21,
 ];
 #[rustfmt::skip]
-const KING_MIDDLE: [i32; 64] = [
-    -30,-40,-40,-50,-50,-40,-40,-30,
-    -30,-40,-40,-50,-50,-40,-40,-30,
-    -30,-40,-40,-50,-50,-40,-40,-30,
-    -30,-40,-40,-50,-50,-40,-40,-30,
-    -20,-30,-30,-40,-40,-30,-30,-20,
-    -10,-20,-20,-20,-20,-20,-20,-10,
-     20, 20,  0,  0,  0,  0, 20, 20,
-     20, 30, 10,  0,  0, 10, 30, 20,
+const EG_BISHOP: [i16; 64] = [
+      -14,  -21,  -11,   -8,   -7,   -9,  -17,  -24,
+       -8,   -4,    7,  -12,   -3,  -13,   -4,  -14,
+        2,   -8,    0,   -1,   -2,    6,    0,    4,
+       -3,    9,   12,    9,   14,   10,    3,    2,
+       -6,    3,   13,   19,    7,   10,   -3,   -9,
+      -12,   -3,    8,   10,   13,    3,   -7,  -15,
+      -14,  -18,   -7,   -1,    4,   -9,  -15,  -27,
+      -23,   -9,  -23,   -5,   -9,  -16,   -5,  -17,
 ];
 #[rustfmt::skip]
-const KING_END: [i32; 64] = [
-    -50,-40,-30,-20,-20,-30,-40,-50,
-    -30,-20,-10,  0,  0,-10,-20,-30,
-    -30,-10, 20, 30, 30, 20,-10,-30,
-    -30,-10, 30, 40, 40, 30,-10,-30,
-    -30,-10, 30, 40, 40, 30,-10,-30,
-    -30,-10, 20, 30, 30, 20,-10,-30,
-    -30,-30,  0,  0,  0,  0,-30,-30,
-    -50,-30,-30,-30,-30,-30,-30,-50,
+const MG_ROOK: [i16; 64] = [
+       32,   42,   32,   51,   63,    9,   31,   43,
+       27,   32,   58,   62,   80,   67,   26,   44,
+       -5,   19,   26,   36,   17,   45,   61,   16,
+      -24,  -11,    7,   26,   24,   35,   -8,  -20,
+      -36,  -26,  -12,   -1,    9,   -7,    6,  -23,
+      -45,  -25,  -16,  -17,    3,    0,   -5,  -33,
+      -44,  -16,  -20,   -9,   -1,   11,   -6,  -71,
+      -19,  -13,    1,   17,   16,    7,  -37,  -26,
+];
+#[rustfmt::skip]
+const EG_ROOK: [i16; 64] = [
+       13,   10,   18,   15,   12,   12,    8,    5,
+       11,   13,   13,   11,   -3,    3,    8,    3,
+        7,    7,    7,    5,    4,   -3,   -5,   -3,
+        4,    3,   13,    1,    2,    1,   -1,    2,
+        3,    5,    8,    4,   -5,   -6,   -8,  -11,
+       -4,    0,   -5,   -1,   -7,  -12,   -8,  -16,
+       -6,   -6,    0,    2,   -9,   -9,  -11,   -3,
+       -9,    2,    3,   -1,   -5,  -13,    4,  -20,
+];
+#[rustfmt::skip]
+const MG_QUEEN: [i16; 64] = [
+      -28,    0,   29,   12,   59,   44,   43,   45,
+      -24,  -39,   -5,    1,  -16,   57,   28,   54,
+      -13,  -17,    7,    8,   29,   56,   47,   57,
+      -27,  -27,  -16,  -16,   -1,   17,   -2,    1,
+       -9,  -26,   -9,  -10,   -2,   -4,    3,   -3,
+      -14,    2,  -11,   -2,   -5,    2,   14,    5,
+      -35,   -8,   11,    2,    8,   15,   -3,    1,
+       -1,  -18,   -9,   10,  -15,  -25,  -31,  -50,
+];
+#[rustfmt::skip]
+const EG_QUEEN: [i16; 64] = [
+       -9,   22,   22,   27,   27,   19,   10,   20,
+      -17,   20,   32,   41,   58,   25,   30,    0,
+      -20,    6,    9,   49,   47,   35,   19,    9,
+        3,   22,   24,   45,   57,   40,   57,   36,
+      -18,   28,   19,   47,   31,   34,   39,   23,
+      -16,  -27,   15,    6,    9,   17,   10,    5,
+      -22,  -23,  -30,  -16,  -16,  -23,  -36,  -32,
+      -33,  -28,  -22,  -43,   -5,  -32,  -20,  -41,
+];
+#[rustfmt::skip]
+const MG_KING: [i16; 64] = [
+      -65,   23,   16,  -15,  -56,  -34,    2,   13,
+       29,   -1,  -20,   -7,   -8,   -4,  -38,  -29,
+       -9,   24,    2,  -16,  -20,    6,   22,  -22,
+      -17,  -20,  -12,  -27,  -30,  -25,  -14,  -36,
+      -49,   -1,  -27,  -39,  -46,  -44,  -33,  -51,
+      -14,  -14,  -22,  -46,  -44,  -30,  -15,  -27,
+        1,    7,   -8,  -64,  -43,  -16,    9,    8,
+      -15,   36,   12,  -54,    8,  -28,   24,   14,
+];
+#[rustfmt::skip]
+const EG_KING: [i16; 64] = [
+      -74,  -35,  -18,  -18,  -11,   15,    4,  -17,
+      -12,   17,   14,   17,   17,   38,   23,   11,
+       10,   17,   23,   15,   20,   45,   44,   13,
+       -8,   22,   24,   27,   26,   33,   26,    3,
+      -18,   -4,   21,   24,   27,   23,    9,  -11,
+      -19,   -3,   11,   21,   23,   16,    7,   -9,
+      -27,  -11,    4,   13,   14,    4,   -5,  -17,
+      -53,  -34,  -21,  -11,  -28,  -14,  -24,  -43,
 ];
 
-fn table_index(sq: Square, color: Color) -> usize {
-    let (file, rank) = (sq.file() as usize, sq.rank() as usize);
-    match color {
-        Color::White => (7 - rank) * 8 + file,
-        Color::Black => rank * 8 + file,
+const MG_TABLES: [&[i16; 64]; 6] = [
+    &MG_PAWN, &MG_KNIGHT, &MG_BISHOP, &MG_ROOK, &MG_QUEEN, &MG_KING,
+];
+const EG_TABLES: [&[i16; 64]; 6] = [
+    &EG_PAWN, &EG_KNIGHT, &EG_BISHOP, &EG_ROOK, &EG_QUEEN, &EG_KING,
+];
+
+/// Material plus table, per colour, role and square (shakmaty's a1 = 0), for White's side.
+struct Scores {
+    mg: [[[i32; 64]; 6]; 2],
+    eg: [[[i32; 64]; 6]; 2],
+}
+
+const fn scores() -> Scores {
+    let mut s = Scores {
+        mg: [[[0; 64]; 6]; 2],
+        eg: [[[0; 64]; 6]; 2],
+    };
+    let mut role = 0;
+    while role < 6 {
+        let mut sq = 0;
+        while sq < 64 {
+            // White's square a1 is the printed tables' index 56; Black's a1 is its a8, index 0.
+            let white = sq ^ 56;
+            s.mg[0][role][sq] = MG_VALUE[role] + MG_TABLES[role][white] as i32;
+            s.eg[0][role][sq] = EG_VALUE[role] + EG_TABLES[role][white] as i32;
+            s.mg[1][role][sq] = -(MG_VALUE[role] + MG_TABLES[role][sq] as i32);
+            s.eg[1][role][sq] = -(EG_VALUE[role] + EG_TABLES[role][sq] as i32);
+            sq += 1;
+        }
+        role += 1;
     }
+    s
 }
 
-/// Game phase from 0 (bare kings and pawns) to 24 (all pieces).
-fn phase(board: &Board) -> i32 {
-    let count = |r: Role| board.by_role(r).count() as i32;
-    (count(Role::Knight) + count(Role::Bishop) + 2 * count(Role::Rook) + 4 * count(Role::Queen))
-        .min(24)
-}
+static SCORES: Scores = scores();
+
+const ROLES: [Role; 6] = [
+    Role::Pawn,
+    Role::Knight,
+    Role::Bishop,
+    Role::Rook,
+    Role::Queen,
+    Role::King,
+];
 
 /// Evaluation of `board` from White's side.
 pub fn evaluate_white(board: &Board) -> i32 {
-    let phase = phase(board);
-    let mut score = 0;
-    for (sq, piece) in board.clone() {
-        let i = table_index(sq, piece.color);
-        let positional = match piece.role {
-            Role::Pawn => PAWN[i],
-            Role::Knight => KNIGHT[i],
-            Role::Bishop => BISHOP[i],
-            Role::Rook => ROOK[i],
-            Role::Queen => QUEEN[i],
-            Role::King => (KING_MIDDLE[i] * phase + KING_END[i] * (24 - phase)) / 24,
-        };
-        let v = value(piece.role) + positional;
-        score += if piece.color == Color::White { v } else { -v };
+    let (mut mg, mut eg, mut phase) = (0, 0, 0);
+    for (c, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        let ours = board.by_color(color);
+        for (r, role) in ROLES.into_iter().enumerate() {
+            let pieces: Bitboard = ours & board.by_role(role);
+            phase += PHASE[r] * pieces.count() as i32;
+            for sq in pieces {
+                mg += SCORES.mg[c][r][usize::from(sq)];
+                eg += SCORES.eg[c][r][usize::from(sq)];
+            }
+        }
+        if (ours & board.bishops()).count() >= 2 {
+            let sign = if color == Color::White { 1 } else { -1 };
+            mg += sign * BISHOP_PAIR.0;
+            eg += sign * BISHOP_PAIR.1;
+        }
     }
-    score
+    let phase = phase.min(24);
+    (mg * phase + eg * (24 - phase)) / 24
 }
 
 /// Evaluation from the side to move.

@@ -122,6 +122,10 @@ fn reduction(depth: i32, index: usize) -> i32 {
 /// may fall short of alpha for a quiet move to be skipped (futility pruning).
 const FUTILITY_MARGIN: i32 = 120;
 
+/// What a quiescence capture may gain beyond its victim (positional swing) before it is
+/// considered able to reach alpha.
+const DELTA_MARGIN: i32 = 200;
+
 fn is_tactical(m: &Move) -> bool {
     m.is_capture() || m.is_promotion()
 }
@@ -206,23 +210,41 @@ impl<'a, 't> Searcher<'a, 't> {
             return 0;
         }
         let in_check = pos.is_check();
-        let mut moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
-        }
         if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+            return if in_check && pos.legal_moves().is_empty() {
+                -MATE + ply as i32
+            } else {
+                evaluate(pos)
+            };
         }
-        if !in_check {
+        // In check every evasion is searched (none: mate). Otherwise the side to move may stand
+        // pat, and only captures and promotions are generated; a capture that could not lift
+        // the position to alpha even winning its victim and a margin is skipped (delta pruning).
+        let (mut moves, stand) = if in_check {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                return -MATE + ply as i32;
+            }
+            (moves, -INF)
+        } else {
             let stand = evaluate(pos);
             if stand >= beta {
                 return stand;
             }
             alpha = alpha.max(stand);
-            moves.retain(|m| is_tactical(m));
-        }
+            let mut moves = pos.capture_moves();
+            moves.extend(
+                pos.promotion_moves()
+                    .into_iter()
+                    .filter(|m| !m.is_capture()),
+            );
+            moves.retain(|m| {
+                m.is_promotion() || stand + m.capture().map_or(0, value) + DELTA_MARGIN > alpha
+            });
+            (moves, stand)
+        };
         moves.sort_by_cached_key(|m| std::cmp::Reverse(mvv_lva(m)));
-        let mut best = if in_check { -INF } else { alpha };
+        let mut best = if in_check { -INF } else { alpha.max(stand) };
         for m in moves {
             let mut next = pos.clone();
             next.play_unchecked(m);
