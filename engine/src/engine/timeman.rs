@@ -3,8 +3,11 @@
 //! Designed for both ends of the range: FIDE classical (90 min for 40 moves, then 30 min, +30 s
 //! a move from move 1, so `movestogo` counts down to 40 and then disappears) and bullet (1+0,
 //! sudden death). The rule: an even share of the remaining time over the moves still to play
-//! (`movestogo`, or 25 in sudden death), plus most of the increment; never more than a fixed
-//! fraction of what is left; minus the GUI's `Move Overhead`.
+//! (`movestogo`, or 25 in sudden death), plus most of the increment, is what a move should take
+//! on average. The budget, the most it may take, is twice that share, because the search starts
+//! no new iteration after half of its time (an iteration costs about as much as all before it),
+//! so a move ends on average near the share; never more than a fixed fraction of what is left;
+//! minus the GUI's `Move Overhead`.
 
 use std::time::Duration;
 
@@ -27,6 +30,8 @@ pub struct Clock {
 pub const SUDDEN_DEATH_MOVES: u32 = 25;
 /// Largest share of the remaining clock one move may use.
 pub const MAX_FRACTION: f64 = 0.4;
+/// The budget over the even share (the search stops starting iterations at half the budget).
+pub const BUDGET_OVER_SHARE: f64 = 2.0;
 
 /// The time this move may take, or `None` for no limit (infinite analysis, or no clock given).
 /// `overhead` is what the GUI and the pipes lose per move; it is taken off every budget.
@@ -39,7 +44,7 @@ pub fn budget(clock: &Clock, overhead: Duration) -> Option<Duration> {
     }
     let remaining = clock.remaining?;
     let moves = clock.moves_to_go.unwrap_or(SUDDEN_DEATH_MOVES).max(1);
-    let share = remaining / moves + clock.increment.mul_f64(0.75);
+    let share = (remaining / moves + clock.increment.mul_f64(0.75)).mul_f64(BUDGET_OVER_SHARE);
     // With one move to the control the whole clock would be the share: keep a reserve.
     let cap = remaining.mul_f64(MAX_FRACTION);
     let hard = remaining.saturating_sub(overhead);
@@ -94,9 +99,9 @@ mod tests {
 
     #[test]
     fn bullet_one_minute_sudden_death() {
-        // 1+0 at the start: 60 s / 25 = 2.4 s, minus 30 ms overhead.
-        assert_eq!(budget(&clock(60_000, 0, None), ms(30)), Some(ms(2370)));
-        // Nearly flagged: 100 ms left → 4 ms share, eaten by the overhead: answer at once.
+        // 1+0 at the start: twice 60 s / 25 = 4.8 s, minus 30 ms overhead.
+        assert_eq!(budget(&clock(60_000, 0, None), ms(30)), Some(ms(4770)));
+        // Nearly flagged: 100 ms left → 8 ms budget, eaten by the overhead: answer at once.
         assert_eq!(budget(&clock(100, 0, None), ms(30)), Some(Duration::ZERO));
     }
 
@@ -118,20 +123,21 @@ mod tests {
 
     #[test]
     fn fide_classical_control() {
-        // Move 1: 90 min for 40 moves, +30 s: 5400/40 + 22.5 = 157.5 s, minus overhead.
+        // Move 1: 90 min for 40 moves, +30 s: twice 5400/40 + 22.5 = 315 s, minus overhead.
         assert_eq!(
             budget(&clock(5_400_000, 30_000, Some(40)), ms(50)),
-            Some(ms(157_450))
+            Some(ms(314_950))
         );
         // Move 40, 2 minutes left for the last move before the control: capped at 40 %.
         assert_eq!(
             budget(&clock(120_000, 30_000, Some(1)), ms(50)),
             Some(ms(47_950))
         );
-        // After move 40: 30 min more, sudden death with increment: 1800/25 + 22.5 = 94.5 s.
+        // After move 40: 30 min more, sudden death with increment: twice 1800/25 + 22.5 =
+        // 189 s.
         assert_eq!(
             budget(&clock(1_800_000, 30_000, None), ms(50)),
-            Some(ms(94_450))
+            Some(ms(188_950))
         );
     }
 }

@@ -106,7 +106,7 @@ pub struct Adjudication {
 /// How long a player's moves took against the time it had, over one game or a match.
 ///
 /// The budget of a move is what Precedent's own time manager would allow with the clock the
-/// player had (remaining / 25 + ¾ increment, at most 40 % of the clock; no move overhead), the
+/// player had (twice remaining / 25 + ¾ increment, at most 40 % of the clock; no move overhead), the
 /// same yardstick for every player.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct MoveTimes {
