@@ -1,9 +1,9 @@
 //! A static evaluation for the verifier: PeSTO's tapered material and piece-square tables
 //! (Ronald Friederich's tables for Rofchade, as published on the Chess Programming Wiki,
 //! "PeSTO's Evaluation Function"), a middlegame and an endgame score blended by the game phase,
-//! plus a bishop-pair bonus. Scores are centipawns from the side to move.
+//! plus a bishop-pair bonus and the pieces' mobility. Scores are centipawns from the side to move.
 
-use shakmaty::{Bitboard, Board, Chess, Color, Position, Role};
+use shakmaty::{Bitboard, Board, Chess, Color, Piece, Position, Role, attacks};
 
 /// Material value of a role, in centipawns, for move ordering (MVV-LVA) and delta pruning.
 pub const fn value(role: Role) -> i32 {
@@ -24,6 +24,17 @@ const EG_VALUE: [i32; 6] = [94, 281, 297, 512, 936, 0];
 const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
 /// Two bishops against fewer, middlegame and endgame.
 const BISHOP_PAIR: (i32, i32) = (25, 50);
+/// Mobility, per square a knight, bishop, rook or queen attacks that holds no piece of its own
+/// side, middlegame and endgame, counted from a typical number of squares (so that the tables'
+/// scale stays).
+const MOBILITY: [(i32, i32, i32); 6] = [
+    (0, 0, 0),
+    (4, 4, 4),
+    (5, 5, 6),
+    (2, 4, 6),
+    (1, 2, 12),
+    (0, 0, 0),
+];
 
 // Tables as printed (a8 first, rank 8 to rank 1) for White; Black reads them mirrored.
 #[rustfmt::skip]
@@ -208,14 +219,24 @@ const ROLES: [Role; 6] = [
 /// Evaluation of `board` from White's side.
 pub fn evaluate_white(board: &Board) -> i32 {
     let (mut mg, mut eg, mut phase) = (0, 0, 0);
+    let occupied = board.occupied();
     for (c, color) in [Color::White, Color::Black].into_iter().enumerate() {
         let ours = board.by_color(color);
         for (r, role) in ROLES.into_iter().enumerate() {
             let pieces: Bitboard = ours & board.by_role(role);
             phase += PHASE[r] * pieces.count() as i32;
+            let (mob_mg, mob_eg, typical) = MOBILITY[r];
+            let sign = if color == Color::White { 1 } else { -1 };
             for sq in pieces {
                 mg += SCORES.mg[c][r][usize::from(sq)];
                 eg += SCORES.eg[c][r][usize::from(sq)];
+                if mob_mg != 0 {
+                    let reach = (attacks::attacks(sq, Piece { color, role }, occupied) & !ours)
+                        .count() as i32
+                        - typical;
+                    mg += sign * mob_mg * reach;
+                    eg += sign * mob_eg * reach;
+                }
             }
         }
         if (ours & board.bishops()).count() >= 2 {

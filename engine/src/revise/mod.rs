@@ -5,6 +5,7 @@
 
 pub mod evaluate;
 pub mod search;
+pub mod see;
 pub mod tt;
 
 use std::sync::atomic::AtomicBool;

@@ -1,6 +1,7 @@
 //! The verifier's search: negamax alpha-beta (principal variation search) with quiescence
-//! (captures and promotions), check extension, a transposition table on Zobrist keys, MVV-LVA,
-//! killer and history move ordering, null-move pruning, reverse futility and futility pruning,
+//! (captures and promotions, delta and static-exchange pruning), check extension, a
+//! transposition table on Zobrist keys, MVV-LVA (losing captures after the killers), killer and
+//! history move ordering, null-move pruning, reverse futility, futility and late-move pruning,
 //! late-move reductions, and iterative deepening under a deadline. It computes exact values for
 //! the root moves it is asked about, so that the revise stage can compare the cases' proposals
 //! with the best move. No pruning at the root or in principal-variation nodes, so those values
@@ -13,6 +14,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Bitboard, Chess, EnPassantMode, Move, MoveList, Position};
 
 use super::evaluate::{evaluate, value};
+use super::see::see;
 use super::tt::{Bound, PackedMove, TranspositionTable};
 
 /// Larger than any evaluation.
@@ -117,6 +119,12 @@ fn reduction(depth: i32, index: usize) -> i32 {
     (0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25) as i32
 }
 
+/// How many moves a node at `depth` (1–3) searches before late-move pruning skips quiet moves:
+/// 3 + depth².
+fn late_move_count(depth: i32) -> usize {
+    (3 + depth * depth) as usize
+}
+
 /// Largest margin (centipawns per ply of depth) by which the static evaluation may exceed beta
 /// for a shallow non-PV node to be cut without search (reverse futility pruning), and by which it
 /// may fall short of alpha for a quiet move to be skipped (futility pruning).
@@ -183,13 +191,19 @@ impl<'a, 't> Searcher<'a, 't> {
         }
     }
 
-    fn order(&self, moves: &mut MoveList, tt_move: Option<PackedMove>, ply: usize) {
+    fn order(&self, pos: &Chess, moves: &mut MoveList, tt_move: Option<PackedMove>, ply: usize) {
         let score = |m: &Move| -> i32 {
             if tt_move.is_some_and(|t| t.is(m)) {
                 return 1 << 30;
             }
             if is_tactical(m) {
-                return (1 << 20) + mvv_lva(m);
+                // A capture that loses the exchange comes after the killers.
+                let base = if m.is_promotion() || see(pos.board(), m) >= 0 {
+                    1 << 20
+                } else {
+                    1 << 18
+                };
+                return base + mvv_lva(m);
             }
             if ply < MAX_PLY && self.killers[ply].contains(&Some(*m)) {
                 return 1 << 19;
@@ -219,7 +233,8 @@ impl<'a, 't> Searcher<'a, 't> {
         }
         // In check every evasion is searched (none: mate). Otherwise the side to move may stand
         // pat, and only captures and promotions are generated; a capture that could not lift
-        // the position to alpha even winning its victim and a margin is skipped (delta pruning).
+        // the position to alpha even winning its victim and a margin is skipped (delta pruning),
+        // and so is one that loses material in the exchange on its square.
         let (mut moves, stand) = if in_check {
             let moves = pos.legal_moves();
             if moves.is_empty() {
@@ -238,8 +253,11 @@ impl<'a, 't> Searcher<'a, 't> {
                     .into_iter()
                     .filter(|m| !m.is_capture()),
             );
+            let board = pos.board();
             moves.retain(|m| {
-                m.is_promotion() || stand + m.capture().map_or(0, value) + DELTA_MARGIN > alpha
+                m.is_promotion()
+                    || (stand + m.capture().map_or(0, value) + DELTA_MARGIN > alpha
+                        && see(board, m) >= 0)
             });
             (moves, stand)
         };
@@ -343,7 +361,7 @@ impl<'a, 't> Searcher<'a, 't> {
                 }
             }
         }
-        self.order(&mut moves, tt_move, ply);
+        self.order(pos, &mut moves, tt_move, ply);
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move = None;
@@ -354,12 +372,13 @@ impl<'a, 't> Searcher<'a, 't> {
             let killer = ply < MAX_PLY && self.killers[ply].contains(&Some(*m));
             let quiet = !(is_tactical(m) || next.is_check() || killer);
             // Futility: at the frontier, a quiet move cannot lift a position this far below
-            // alpha.
+            // alpha. Late-move pruning: near the leaves, the late quiet moves of a well-ordered
+            // list are skipped.
             if prune
                 && quiet
                 && i > 0
-                && depth <= 2
-                && static_eval + FUTILITY_MARGIN * depth <= alpha
+                && ((depth <= 2 && static_eval + FUTILITY_MARGIN * depth <= alpha)
+                    || (depth <= 3 && i >= late_move_count(depth)))
             {
                 continue;
             }
