@@ -15,6 +15,11 @@ use precedent::adapt::Weights;
 use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
 use precedent::engine::timeman::{Clock, budget};
+
+/// Taken off an in-process player's budget, like a GUI's `Move Overhead`: what the scheduler
+/// may add to a move when two games share two cores (Stockfish's default overhead). Without it
+/// a move that ran its whole budget late in a game could overstep a nearly empty clock.
+const IN_PROCESS_OVERHEAD: Duration = Duration::from_millis(10);
 use precedent::engine::{ThinkLimits, think};
 use precedent::position::Game;
 use precedent::retrieve::Mode;
@@ -347,7 +352,7 @@ impl Live {
                     increment: inc,
                     ..Clock::default()
                 };
-                let deadline = budget(&clock, Duration::ZERO).map(|b| received + b);
+                let deadline = budget(&clock, IN_PROCESS_OVERHEAD).map(|b| received + b);
                 let limits = ThinkLimits {
                     deadline,
                     ..ThinkLimits::default()
