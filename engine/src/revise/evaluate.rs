@@ -207,6 +207,125 @@ const fn scores() -> Scores {
 
 static SCORES: Scores = scores();
 
+/// A passed pawn, by its rank counted from its own side (1–8), middlegame and endgame.
+const PASSED_MG: [i32; 8] = [0, 0, 5, 10, 20, 35, 50, 0];
+const PASSED_EG: [i32; 8] = [0, 5, 10, 20, 35, 55, 80, 0];
+/// A pawn with no pawn of its side on the neighbouring files.
+const ISOLATED: (i32, i32) = (-10, -15);
+/// Each pawn beyond the first on a file.
+const DOUBLED: (i32, i32) = (-10, -20);
+/// A rook on a file without pawns, and on one without pawns of its side (middlegame, endgame).
+const ROOK_OPEN: (i32, i32) = (25, 10);
+const ROOK_HALF_OPEN: (i32, i32) = (12, 5);
+/// Each pawn of its side in front of a king on its first two ranks (middlegame only; at most
+/// three count).
+const SHIELD: i32 = 10;
+
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+
+/// Squares of the files next to `file`.
+const fn neighbour_files(file: usize) -> u64 {
+    let mut m = 0;
+    if file > 0 {
+        m |= FILE_A << (file - 1);
+    }
+    if file < 7 {
+        m |= FILE_A << (file + 1);
+    }
+    m
+}
+
+/// Per colour and square: the squares ahead of it (towards the colour's promotion rank) on its
+/// file and the neighbouring files. A pawn is passed when no enemy pawn stands there.
+const fn ahead_spans() -> [[u64; 64]; 2] {
+    let mut spans = [[0; 64]; 2];
+    let mut sq = 0;
+    while sq < 64 {
+        let (file, rank) = (sq % 8, sq / 8);
+        let files = (FILE_A << file) | neighbour_files(file);
+        let above = if rank == 7 {
+            0
+        } else {
+            u64::MAX << ((rank + 1) * 8)
+        };
+        let below = if rank == 0 {
+            0
+        } else {
+            u64::MAX >> ((8 - rank) * 8)
+        };
+        spans[0][sq] = files & above;
+        spans[1][sq] = files & below;
+        sq += 1;
+    }
+    spans
+}
+
+static AHEAD: [[u64; 64]; 2] = ahead_spans();
+
+/// Pawn structure, rooks on open files and the king's pawn shield of one side, from its side:
+/// (middlegame, endgame).
+fn structure(board: &Board, color: Color) -> (i32, i32) {
+    let c = usize::from(color == Color::Black);
+    let ours = board.pawns() & board.by_color(color);
+    let theirs = board.pawns() & board.by_color(!color);
+    let (mut mg, mut eg) = (0, 0);
+    for sq in ours {
+        let i = usize::from(sq);
+        let file = i % 8;
+        if theirs.0 & AHEAD[c][i] == 0 {
+            let rank = if color == Color::White {
+                i / 8
+            } else {
+                7 - i / 8
+            };
+            mg += PASSED_MG[rank];
+            eg += PASSED_EG[rank];
+        }
+        if ours.0 & neighbour_files(file) == 0 {
+            mg += ISOLATED.0;
+            eg += ISOLATED.1;
+        }
+    }
+    for file in 0..8 {
+        let n = (ours.0 & (FILE_A << file)).count_ones() as i32;
+        if n > 1 {
+            mg += DOUBLED.0 * (n - 1);
+            eg += DOUBLED.1 * (n - 1);
+        }
+    }
+    for sq in board.rooks() & board.by_color(color) {
+        let file = FILE_A << (usize::from(sq) % 8);
+        if (ours.0 | theirs.0) & file == 0 {
+            mg += ROOK_OPEN.0;
+            eg += ROOK_OPEN.1;
+        } else if ours.0 & file == 0 {
+            mg += ROOK_HALF_OPEN.0;
+            eg += ROOK_HALF_OPEN.1;
+        }
+    }
+    if let Some(king) = board.king_of(color) {
+        let i = usize::from(king);
+        let rank = if color == Color::White {
+            i / 8
+        } else {
+            7 - i / 8
+        };
+        if rank <= 1 {
+            // The two ranks in front of the king (it stands on its first two ranks), on its
+            // file and the neighbouring ones.
+            let r = i / 8;
+            let two_ranks = if color == Color::White {
+                0xFFFF_u64 << ((r + 1) * 8)
+            } else {
+                0xFFFF_u64 << ((r - 2) * 8)
+            };
+            let front = AHEAD[c][i] & two_ranks;
+            mg += SHIELD * (ours.0 & front).count_ones().min(3) as i32;
+        }
+    }
+    (mg, eg)
+}
+
 const ROLES: [Role; 6] = [
     Role::Pawn,
     Role::Knight,
@@ -239,6 +358,10 @@ pub fn evaluate_white(board: &Board) -> i32 {
                 }
             }
         }
+        let sign = if color == Color::White { 1 } else { -1 };
+        let (smg, seg) = structure(board, color);
+        mg += sign * smg;
+        eg += sign * seg;
         if (ours & board.bishops()).count() >= 2 {
             let sign = if color == Color::White { 1 } else { -1 };
             mg += sign * BISHOP_PAIR.0;
@@ -277,6 +400,34 @@ mod tests {
             );
         }
         assert_eq!(evaluate_white(&Board::new()), 0);
+    }
+
+    #[test]
+    fn pawn_structure_terms() {
+        let eval = |fen: &str| evaluate_white(parse_fen(fen).expect("fen").board());
+        // A passed pawn on the sixth rank is worth more than one blocked by a pawn ahead on a
+        // neighbouring file (same squares otherwise: the enemy pawn moves from a7 to c7).
+        let passed = eval("4k3/p7/3P4/8/8/8/8/4K3 w - - 0 1");
+        let held = eval("4k3/2p5/3P4/8/8/8/8/4K3 w - - 0 1");
+        assert!(passed > held, "{passed} {held}");
+        // Doubled pawns are worse than the same pawns side by side.
+        let doubled = eval("4k3/8/8/8/8/3P4/3P4/4K3 w - - 0 1");
+        let side_by_side = eval("4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1");
+        assert!(side_by_side > doubled, "{side_by_side} {doubled}");
+        // A rook on an open file beats one behind its own pawn.
+        let open = eval("4k3/8/8/8/8/8/P7/1R2K3 w - - 0 1");
+        let closed = eval("4k3/8/8/8/8/8/P7/R3K3 w - - 0 1");
+        assert!(open > closed, "{open} {closed}");
+        // A castled king's pawn shield, for either colour, and none once the pawns have gone
+        // two ranks up.
+        let shield = |fen: &str, color| structure(parse_fen(fen).expect("fen").board(), color).0;
+        let castled = "6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1";
+        assert_eq!(shield(castled, Color::White), 3 * SHIELD);
+        assert_eq!(shield(castled, Color::Black), 3 * SHIELD);
+        assert_eq!(
+            shield("6k1/8/8/5ppp/8/8/5PPP/6K1 w - - 0 1", Color::Black),
+            0
+        );
     }
 
     #[test]
