@@ -44,11 +44,12 @@ pub fn budget(clock: &Clock, overhead: Duration) -> Option<Duration> {
     }
     let remaining = clock.remaining?;
     let moves = clock.moves_to_go.unwrap_or(SUDDEN_DEATH_MOVES).max(1);
-    let share = (remaining / moves + clock.increment.mul_f64(0.75)).mul_f64(BUDGET_OVER_SHARE);
-    // With one move to the control the whole clock would be the share: keep a reserve.
+    let share = remaining / moves + clock.increment.mul_f64(0.75);
+    let most = share.mul_f64(BUDGET_OVER_SHARE);
+    // With one move to the control the whole clock would be the budget: keep a reserve.
     let cap = remaining.mul_f64(MAX_FRACTION);
     let hard = remaining.saturating_sub(overhead);
-    Some(share.min(cap).saturating_sub(overhead).min(hard))
+    Some(most.min(cap).saturating_sub(overhead).min(hard))
 }
 
 #[cfg(test)]

@@ -262,6 +262,15 @@ const fn ahead_spans() -> [[u64; 64]; 2] {
 
 static AHEAD: [[u64; 64]; 2] = ahead_spans();
 
+/// The rank (0–7) of square index `i` counted from `color`'s side.
+fn relative_rank(i: usize, color: Color) -> usize {
+    if color == Color::White {
+        i / 8
+    } else {
+        7 - i / 8
+    }
+}
+
 /// Pawn structure, rooks on open files and the king's pawn shield of one side, from its side:
 /// (middlegame, endgame).
 fn structure(board: &Board, color: Color) -> (i32, i32) {
@@ -273,11 +282,7 @@ fn structure(board: &Board, color: Color) -> (i32, i32) {
         let i = usize::from(sq);
         let file = i % 8;
         if theirs.0 & AHEAD[c][i] == 0 {
-            let rank = if color == Color::White {
-                i / 8
-            } else {
-                7 - i / 8
-            };
+            let rank = relative_rank(i, color);
             mg += PASSED_MG[rank];
             eg += PASSED_EG[rank];
         }
@@ -305,12 +310,7 @@ fn structure(board: &Board, color: Color) -> (i32, i32) {
     }
     if let Some(king) = board.king_of(color) {
         let i = usize::from(king);
-        let rank = if color == Color::White {
-            i / 8
-        } else {
-            7 - i / 8
-        };
-        if rank <= 1 {
+        if relative_rank(i, color) <= 1 {
             // The two ranks in front of the king (it stands on its first two ranks), on its
             // file and the neighbouring ones.
             let r = i / 8;
@@ -326,26 +326,17 @@ fn structure(board: &Board, color: Color) -> (i32, i32) {
     (mg, eg)
 }
 
-const ROLES: [Role; 6] = [
-    Role::Pawn,
-    Role::Knight,
-    Role::Bishop,
-    Role::Rook,
-    Role::Queen,
-    Role::King,
-];
-
 /// Evaluation of `board` from White's side.
 pub fn evaluate_white(board: &Board) -> i32 {
     let (mut mg, mut eg, mut phase) = (0, 0, 0);
     let occupied = board.occupied();
     for (c, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        let sign = if color == Color::White { 1 } else { -1 };
         let ours = board.by_color(color);
-        for (r, role) in ROLES.into_iter().enumerate() {
+        for (r, role) in Role::ALL.into_iter().enumerate() {
             let pieces: Bitboard = ours & board.by_role(role);
             phase += PHASE[r] * pieces.count() as i32;
             let (mob_mg, mob_eg, typical) = MOBILITY[r];
-            let sign = if color == Color::White { 1 } else { -1 };
             for sq in pieces {
                 mg += SCORES.mg[c][r][usize::from(sq)];
                 eg += SCORES.eg[c][r][usize::from(sq)];
@@ -358,12 +349,10 @@ pub fn evaluate_white(board: &Board) -> i32 {
                 }
             }
         }
-        let sign = if color == Color::White { 1 } else { -1 };
         let (smg, seg) = structure(board, color);
         mg += sign * smg;
         eg += sign * seg;
         if (ours & board.bishops()).count() >= 2 {
-            let sign = if color == Color::White { 1 } else { -1 };
             mg += sign * BISHOP_PAIR.0;
             eg += sign * BISHOP_PAIR.1;
         }

@@ -235,12 +235,12 @@ impl<'a, 't> Searcher<'a, 't> {
         // pat, and only captures and promotions are generated; a capture that could not lift
         // the position to alpha even winning its victim and a margin is skipped (delta pruning),
         // and so is one that loses material in the exchange on its square.
-        let (mut moves, stand) = if in_check {
+        let mut moves = if in_check {
             let moves = pos.legal_moves();
             if moves.is_empty() {
                 return -MATE + ply as i32;
             }
-            (moves, -INF)
+            moves
         } else {
             let stand = evaluate(pos);
             if stand >= beta {
@@ -259,10 +259,11 @@ impl<'a, 't> Searcher<'a, 't> {
                     || (stand + m.capture().map_or(0, value) + DELTA_MARGIN > alpha
                         && see(board, m) >= 0)
             });
-            (moves, stand)
+            moves
         };
         moves.sort_by_cached_key(|m| std::cmp::Reverse(mvv_lva(m)));
-        let mut best = if in_check { -INF } else { alpha.max(stand) };
+        // Not in check, alpha already holds the standing pat.
+        let mut best = if in_check { -INF } else { alpha };
         for m in moves {
             let mut next = pos.clone();
             next.play_unchecked(m);

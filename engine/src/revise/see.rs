@@ -17,15 +17,6 @@ fn worth(role: Role) -> i32 {
     }
 }
 
-const BY_VALUE: [Role; 6] = [
-    Role::Pawn,
-    Role::Knight,
-    Role::Bishop,
-    Role::Rook,
-    Role::Queen,
-    Role::King,
-];
-
 /// The material balance, in centipawns from the mover's side, of `m` on `board` and the best
 /// sequence of recaptures on its square (promotions counted as the pawn they move; castling
 /// and drops are 0).
@@ -51,7 +42,8 @@ pub fn see(board: &Board, m: &Move) -> i32 {
     let mut d = 0;
     while d + 1 < gain.len() {
         let attackers = board.attacks_to(to, side, occupied) & occupied;
-        let Some((sq, role)) = BY_VALUE
+        // `Role::ALL` runs from pawn to king: the least valuable attacker first.
+        let Some((sq, role)) = Role::ALL
             .iter()
             .find_map(|&r| (attackers & board.by_role(r)).first().map(|sq| (sq, r)))
         else {
