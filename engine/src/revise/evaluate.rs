@@ -1,7 +1,9 @@
 //! A static evaluation for the verifier: PeSTO's tapered material and piece-square tables
 //! (Ronald Friederich's tables for Rofchade, as published on the Chess Programming Wiki,
 //! "PeSTO's Evaluation Function"), a middlegame and an endgame score blended by the game phase,
-//! plus a bishop-pair bonus and the pieces' mobility. Scores are centipawns from the side to move.
+//! plus a bishop-pair bonus, the pieces' mobility, pawn structure, rooks on open files and the
+//! king's safety (its pawn shield and the pieces attacking the squares around it). Scores are
+//! centipawns from the side to move.
 
 use shakmaty::{Bitboard, Board, Chess, Color, Piece, Position, Role, attacks};
 
@@ -220,6 +222,12 @@ const ROOK_HALF_OPEN: (i32, i32) = (12, 5);
 /// Each pawn of its side in front of a king on its first two ranks (middlegame only; at most
 /// three count).
 const SHIELD: i32 = 10;
+/// King safety (middlegame only): per square of the enemy king's zone (the king's square and
+/// those it attacks) that a knight, bishop, rook or queen attacks, these weights are summed,
+/// then scaled by how many pieces take part (one attacker alone is no attack). The scheme of
+/// the Chess Programming Wiki's "King Safety" (attacking the king zone).
+const KING_ATTACK_WEIGHT: [i32; 6] = [0, 20, 20, 40, 80, 0];
+const KING_ATTACKERS_SCALE: [i32; 8] = [0, 0, 50, 75, 88, 94, 97, 99];
 
 const FILE_A: u64 = 0x0101_0101_0101_0101;
 
@@ -333,6 +341,10 @@ pub fn evaluate_white(board: &Board) -> i32 {
     for (c, color) in [Color::White, Color::Black].into_iter().enumerate() {
         let sign = if color == Color::White { 1 } else { -1 };
         let ours = board.by_color(color);
+        let zone = board
+            .king_of(!color)
+            .map_or(Bitboard::EMPTY, |k| attacks::king_attacks(k).with(k));
+        let (mut attackers, mut attack) = (0usize, 0);
         for (r, role) in Role::ALL.into_iter().enumerate() {
             let pieces: Bitboard = ours & board.by_role(role);
             phase += PHASE[r] * pieces.count() as i32;
@@ -341,14 +353,19 @@ pub fn evaluate_white(board: &Board) -> i32 {
                 mg += SCORES.mg[c][r][usize::from(sq)];
                 eg += SCORES.eg[c][r][usize::from(sq)];
                 if mob_mg != 0 {
-                    let reach = (attacks::attacks(sq, Piece { color, role }, occupied) & !ours)
-                        .count() as i32
-                        - typical;
+                    let reached = attacks::attacks(sq, Piece { color, role }, occupied);
+                    let reach = (reached & !ours).count() as i32 - typical;
                     mg += sign * mob_mg * reach;
                     eg += sign * mob_eg * reach;
+                    let near_king = (reached & zone).count() as i32;
+                    if near_king > 0 {
+                        attackers += 1;
+                        attack += KING_ATTACK_WEIGHT[r] * near_king;
+                    }
                 }
             }
         }
+        mg += sign * attack * KING_ATTACKERS_SCALE[attackers.min(7)] / 100;
         let (smg, seg) = structure(board, color);
         mg += sign * smg;
         eg += sign * seg;
@@ -425,5 +442,19 @@ mod tests {
         assert!(evaluate(&up_a_queen) > 800);
         let black_to_move = parse_fen("4k3/8/8/8/8/8/3Q4/4K3 b - - 0 1").expect("fen");
         assert_eq!(evaluate(&black_to_move), -evaluate(&up_a_queen));
+    }
+
+    #[test]
+    fn pieces_bearing_on_the_king_count_against_it() {
+        // White's knight on g5 (beside its queen on h5, both bearing on f7 and h7 by Black's
+        // castled king) or on c5 (about the same table value and mobility, away from the king).
+        let eval = |fen: &str| evaluate_white(parse_fen(fen).expect("fen").board());
+        let attack = eval("3rr1k1/3b1ppp/2nq4/6NQ/8/8/3B1PPP/3RR1K1 w - - 0 1")
+            - eval("3rr1k1/3b1ppp/2nq4/2N4Q/8/8/3B1PPP/3RR1K1 w - - 0 1");
+        assert!(attack >= 50, "{attack}");
+        // With the queen away on a4, the knight alone is no attack.
+        let alone = eval("3rr1k1/3b1ppp/2nq4/6N1/Q7/8/3B1PPP/3RR1K1 w - - 0 1")
+            - eval("3rr1k1/3b1ppp/2nq4/2N5/Q7/8/3B1PPP/3RR1K1 w - - 0 1");
+        assert!(alone.abs() < 25, "{alone}");
     }
 }
