@@ -1,5 +1,4 @@
 //! `precedent eval` on fixtures whose answers are known. Retrieval alone (`--revise false`):
-//! these check the imitation measurement, not the tactical check. Retrieval alone (`--revise false`):
 //! these check the imitation measurement, not the tactical check.
 
 mod common;
@@ -116,6 +115,40 @@ fn contamination_guard_excludes_and_counts_games_of_the_case_base() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn fit_test_half_samples_only_the_games_the_fit_never_sees() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = one_game_casebase(dir.path());
+    // Sixteen games, each its own key (another site): `fit`'s split sends some to each half.
+    let games: Vec<String> = (10..26)
+        .map(|i| GAME.replace("example.org/g2", &format!("example.org/g{i}")))
+        .collect();
+    let held = dir.path().join("many.pgn");
+    std::fs::write(&held, games.join("\n")).expect("write");
+    let eval = |extra: &[&str]| {
+        let mut a = vec![
+            "eval",
+            "--pgn",
+            held.to_str().expect("path"),
+            "--casebase",
+            &cb,
+            "--revise",
+            "false",
+            "--positions",
+            "1000",
+            "--json",
+        ];
+        a.extend_from_slice(extra);
+        run_json(&a)
+    };
+    let all = eval(&[]);
+    assert_eq!(all["games_used"], 16, "{all}");
+    let half = eval(&["--fit-test-half"]);
+    let used = half["games_used"].as_u64().expect("games_used");
+    assert!(used > 0 && used < 16, "{half}");
+    assert_eq!(half["positions"].as_u64(), Some(11 * used), "{half}");
 }
 
 #[test]

@@ -89,6 +89,12 @@ fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
     UciMove::from_ascii(text.as_bytes()).ok()?.to_move(pos).ok()
 }
 
+/// Whether the game with this key is in the test half of `fit`'s split (bit 32 of the key; the
+/// fit never sees these games, so `eval --fit-test-half` measures a fitted model on them).
+pub fn in_test_half(key: u64) -> bool {
+    (key >> 32) & 1 == 1
+}
+
 /// Searches `samples` (in parallel, each with `movetime` of thinking and an empty table) and
 /// records what the features are made of; the one-game case base's votes too when given.
 /// `done` is called per position. Positions with a single legal move are left out.

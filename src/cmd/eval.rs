@@ -16,6 +16,7 @@ use precedent_lab::eval::{
     EpdReport, Outcome, Report, casebase_keys, compare, epd_report, judge, report, run_engine,
     run_reasoner, sample_positions,
 };
+use precedent_lab::fit::in_test_half;
 use shakmaty::{Chess, Move};
 
 use super::progress::{self, Bar};
@@ -81,6 +82,10 @@ pub struct Args {
     /// of the sample.
     #[arg(long, value_name = "FILE")]
     compare: Option<std::path::PathBuf>,
+    /// Sample only games of `fit`'s test half (a hash of each game), so that a model fitted by
+    /// `precedent fit` on the same file is measured on games it never saw.
+    #[arg(long)]
+    fit_test_half: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -184,8 +189,9 @@ fn run_pgn(args: &Args, threads: usize) -> Result<()> {
         None => None,
     };
     let seed = args.reasoner.seed.unwrap_or(1);
-    let (samples, stats) =
-        sample_positions(pgn, &selection, args.positions, seed, &keys, &|_| true)?;
+    let (samples, stats) = sample_positions(pgn, &selection, args.positions, seed, &keys, &|k| {
+        !args.fit_test_half || in_test_half(k)
+    })?;
     if samples.is_empty() {
         bail!(
             "{pgn}: no position passes the filters (after excluding {} games found in the case base)",

@@ -12,7 +12,7 @@ use precedent::pgn::Selection;
 use precedent_lab::eval::{casebase_keys, sample_positions};
 use precedent_lab::experiment::parse_bands;
 use precedent_lab::fit::{
-    Item, LevelFit, Record, Variant, features, fit_level, gather, load, save, variant,
+    Item, LevelFit, Record, Variant, features, fit_level, gather, in_test_half, load, save, variant,
 };
 use rayon::prelude::*;
 
@@ -301,7 +301,7 @@ fn gather_records(args: &Args, cfg: &EngineConfig, cb: &CaseBase) -> Result<Vec<
     let seed = cfg.reuse.seed.unwrap_or(1);
     // The split: bit 32 of the game key. The fit never sees a test game.
     let (fit_half, _) = sample_positions(pgn, &selection, args.positions, seed, &keys, &|k| {
-        (k >> 32) & 1 == 0
+        !in_test_half(k)
     })?;
     let (test_half, _) = sample_positions(
         pgn,
@@ -309,7 +309,7 @@ fn gather_records(args: &Args, cfg: &EngineConfig, cb: &CaseBase) -> Result<Vec<
         args.test_positions,
         seed ^ 0x7e57,
         &keys,
-        &|k| (k >> 32) & 1 == 1,
+        &|k| in_test_half(k),
     )?;
     if fit_half.is_empty() || test_half.is_empty() {
         bail!("{pgn}: not enough positions pass the filters outside the case base");
