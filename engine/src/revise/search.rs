@@ -130,6 +130,12 @@ fn late_move_count(depth: i32) -> usize {
 /// may fall short of alpha for a quiet move to be skipped (futility pruning).
 const FUTILITY_MARGIN: i32 = 120;
 
+/// Bounds of a quiet move's history score, and the largest change one cutoff makes.
+const HISTORY_MAX: i32 = 1 << 14;
+const HISTORY_BONUS_MAX: i32 = 1200;
+/// Depth from which a node without a table move is searched a ply shallower.
+const IIR_DEPTH: i32 = 4;
+
 /// What a quiescence capture may gain beyond its victim (positional swing) before it is
 /// considered able to reach alpha.
 const DELTA_MARGIN: i32 = 200;
@@ -179,6 +185,15 @@ impl<'a, 't> Searcher<'a, 't> {
             stopped: false,
             after_null: false,
             limits,
+        }
+    }
+
+    /// Moves a quiet move's history towards ±`HISTORY_MAX` by `bonus`, less the nearer it is
+    /// (the "gravity" form: a score saturates instead of growing without bound).
+    fn update_history(&mut self, m: &Move, bonus: i32) {
+        if let Some(f) = m.from() {
+            let h = &mut self.history[f as usize][m.to() as usize];
+            *h += bonus - *h * bonus.abs() / HISTORY_MAX;
         }
     }
 
@@ -362,7 +377,13 @@ impl<'a, 't> Searcher<'a, 't> {
                 }
             }
         }
+        // Internal iterative reduction: a node the table knows nothing of is likely new ground
+        // or badly ordered; search it one ply shallower (the next iteration gives it its move).
+        if tt_move.is_none() && depth >= IIR_DEPTH && ply > 0 {
+            depth -= 1;
+        }
         self.order(pos, &mut moves, tt_move, ply);
+        let mut quiets_tried = MoveList::new();
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move = None;
@@ -421,12 +442,18 @@ impl<'a, 't> Searcher<'a, 't> {
                         self.killers[ply][1] = self.killers[ply][0];
                         self.killers[ply][0] = Some(*m);
                     }
-                    if let Some(f) = m.from() {
-                        let h = &mut self.history[f as usize][m.to() as usize];
-                        *h = (*h + depth * depth).min(1 << 17);
+                    // The cutting move gains history, the quiet moves tried before it lose as
+                    // much.
+                    let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
+                    self.update_history(m, bonus);
+                    for q in &quiets_tried {
+                        self.update_history(q, -bonus);
                     }
                 }
                 break;
+            }
+            if !is_tactical(m) {
+                let _ = quiets_tried.try_push(*m);
             }
         }
         self.path.pop();
