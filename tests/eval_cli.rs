@@ -32,6 +32,23 @@ fn one_game_casebase(dir: &std::path::Path) -> String {
     cb.to_str().expect("path").to_string()
 }
 
+/// `eval` of the games in `pgn` against case base `cb`, retrieval alone, as JSON; `extra`
+/// arguments added.
+fn eval_retrieval(pgn: &std::path::Path, cb: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "eval",
+        "--pgn",
+        pgn.to_str().expect("path"),
+        "--casebase",
+        cb,
+        "--revise",
+        "false",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    run_json(&args)
+}
+
 #[test]
 fn replaying_known_positions_matches_every_move_exactly() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -84,16 +101,7 @@ fn contamination_guard_excludes_and_counts_games_of_the_case_base() {
     );
     let held = dir.path().join("mixed.pgn");
     std::fs::write(&held, mixed).expect("write");
-    let r = run_json(&[
-        "eval",
-        "--pgn",
-        held.to_str().expect("path"),
-        "--casebase",
-        &cb,
-        "--revise",
-        "false",
-        "--json",
-    ]);
+    let r = eval_retrieval(&held, &cb, &[]);
     assert_eq!(r["games_in_casebase"], 1, "{r}");
     assert_eq!(r["games_used"], 1);
     assert_eq!(r["positions"], 11);
@@ -127,25 +135,9 @@ fn fit_test_half_samples_only_the_games_the_fit_never_sees() {
         .collect();
     let held = dir.path().join("many.pgn");
     std::fs::write(&held, games.join("\n")).expect("write");
-    let eval = |extra: &[&str]| {
-        let mut a = vec![
-            "eval",
-            "--pgn",
-            held.to_str().expect("path"),
-            "--casebase",
-            &cb,
-            "--revise",
-            "false",
-            "--positions",
-            "1000",
-            "--json",
-        ];
-        a.extend_from_slice(extra);
-        run_json(&a)
-    };
-    let all = eval(&[]);
+    let all = eval_retrieval(&held, &cb, &["--positions", "1000"]);
     assert_eq!(all["games_used"], 16, "{all}");
-    let half = eval(&["--fit-test-half"]);
+    let half = eval_retrieval(&held, &cb, &["--positions", "1000", "--fit-test-half"]);
     let used = half["games_used"].as_u64().expect("games_used");
     assert!(used > 0 && used < 16, "{half}");
     assert_eq!(half["positions"].as_u64(), Some(11 * used), "{half}");
@@ -158,50 +150,12 @@ fn mover_filters_and_skip_plies_select_positions() {
     let other = GAME.replace("example.org/g2", "example.org/g5");
     let held = dir.path().join("held.pgn");
     std::fs::write(&held, other).expect("write");
-    let h = held.to_str().expect("path");
-    let r = run_json(&[
-        "eval",
-        "--pgn",
-        h,
-        "--casebase",
-        &cb,
-        "--min-elo",
-        "2000",
-        "--revise",
-        "false",
-        "--json",
-    ]);
+    let r = eval_retrieval(&held, &cb, &["--min-elo", "2000"]);
     assert_eq!(r["positions"], 5);
-    let r = run_json(&[
-        "eval",
-        "--pgn",
-        h,
-        "--casebase",
-        &cb,
-        "--skip-plies",
-        "4",
-        "--player",
-        "BOB",
-        "--revise",
-        "false",
-        "--json",
-    ]);
+    let r = eval_retrieval(&held, &cb, &["--skip-plies", "4", "--player", "BOB"]);
     // bob's moves at plies 4, 6, 8, 10.
     assert_eq!(r["positions"], 4);
-    let r = run_json(&[
-        "eval",
-        "--pgn",
-        h,
-        "--casebase",
-        &cb,
-        "--positions",
-        "3",
-        "--seed",
-        "5",
-        "--revise",
-        "false",
-        "--json",
-    ]);
+    let r = eval_retrieval(&held, &cb, &["--positions", "3", "--seed", "5"]);
     assert_eq!(r["positions"], 3);
     assert_eq!(r["eligible_positions"], 11);
 }
