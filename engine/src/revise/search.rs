@@ -224,7 +224,8 @@ impl<'a, 't> Searcher<'a, 't> {
                 return 1 << 19;
             }
             match (m.from(), m.to()) {
-                (Some(f), t) => self.history[f as usize][t as usize].min((1 << 18) - 1),
+                // Within ±HISTORY_MAX (update_history), below the killers and losing captures.
+                (Some(f), t) => self.history[f as usize][t as usize],
                 _ => 0,
             }
         };
@@ -391,8 +392,9 @@ impl<'a, 't> Searcher<'a, 't> {
         for (i, m) in moves.iter().enumerate() {
             let mut next = pos.clone();
             next.play_unchecked(*m);
+            let tactical = is_tactical(m);
             let killer = ply < MAX_PLY && self.killers[ply].contains(&Some(*m));
-            let quiet = !(is_tactical(m) || next.is_check() || killer);
+            let quiet = !(tactical || next.is_check() || killer);
             // Futility: at the frontier, a quiet move cannot lift a position this far below
             // alpha. Late-move pruning: near the leaves, the late quiet moves of a well-ordered
             // list are skipped.
@@ -437,7 +439,7 @@ impl<'a, 't> Searcher<'a, 't> {
                 alpha = v;
             }
             if alpha >= beta {
-                if !is_tactical(m) && ply < MAX_PLY {
+                if !tactical && ply < MAX_PLY {
                     if self.killers[ply][0] != Some(*m) {
                         self.killers[ply][1] = self.killers[ply][0];
                         self.killers[ply][0] = Some(*m);
@@ -452,8 +454,9 @@ impl<'a, 't> Searcher<'a, 't> {
                 }
                 break;
             }
-            if !is_tactical(m) {
-                let _ = quiets_tried.try_push(*m);
+            if !tactical {
+                // At most 218 legal moves: the list (256) never fills.
+                quiets_tried.push(*m);
             }
         }
         self.path.pop();
