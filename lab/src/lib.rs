@@ -13,6 +13,7 @@ pub mod bench;
 pub mod client;
 pub mod epd;
 pub mod eval;
+pub mod evalfit;
 pub mod experiment;
 pub mod fit;
 pub mod rating;

@@ -5,6 +5,7 @@ pub mod build;
 pub mod eval;
 pub mod experiment;
 pub mod fit;
+pub mod fiteval;
 pub mod go;
 pub mod info;
 pub mod matchcmd;

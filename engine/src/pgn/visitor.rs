@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use pgn_reader::{RawTag, SanPlus, Skip, Visitor};
+use pgn_reader::{RawComment, RawTag, SanPlus, Skip, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 use xxhash_rust::xxh3::Xxh3;
@@ -136,6 +136,9 @@ pub struct ParsedGame {
     pub key: u64,
     /// For a skipped game, what went wrong (e.g. the illegal move).
     pub detail: String,
+    /// The evaluation after each ply where a `[%eval …]` comment gives one (Lichess' analysed
+    /// games): centipawns from White's side, `None` for a mate score or no comment.
+    pub evals: Vec<Option<i32>>,
 }
 
 /// Streams games: give it to `pgn_reader::Reader::read_game` and read [`GameVisitor::game`].
@@ -219,6 +222,19 @@ impl GameVisitor {
     }
 }
 
+/// The evaluation in a comment such as `[%eval 0.24]` (pawns, White's side) or `[%eval #-3]`:
+/// `Some(Some(centipawns))`, `Some(None)` for a mate, `None` when the comment has no evaluation.
+fn parse_eval(comment: &[u8]) -> Option<Option<i32>> {
+    let text = std::str::from_utf8(comment).ok()?;
+    let rest = &text[text.find("[%eval ")? + 7..];
+    let value = rest[..rest.find(']')?].trim();
+    if value.starts_with('#') {
+        return Some(None);
+    }
+    let pawns: f64 = value.parse().ok()?;
+    Some(pawns.is_finite().then(|| (pawns * 100.0).round() as i32))
+}
+
 fn parse_elo(value: &[u8]) -> Option<u16> {
     std::str::from_utf8(value)
         .ok()?
@@ -242,6 +258,7 @@ impl Visitor for GameVisitor {
         self.game.selected.clear();
         self.game.detail.clear();
         self.game.plies = 0;
+        self.game.evals.clear();
         self.last = None;
         self.error = None;
         ControlFlow::Continue(())
@@ -349,6 +366,18 @@ impl Visitor for GameVisitor {
         ControlFlow::Continue(())
     }
 
+    fn comment(&mut self, _: &mut (), comment: RawComment<'_>) -> ControlFlow<Self::Output> {
+        if let Some(eval) = parse_eval(comment.as_bytes())
+            && let Some(ply) = (self.game.plies as usize).checked_sub(1)
+        {
+            if self.game.evals.len() <= ply {
+                self.game.evals.resize(ply + 1, None);
+            }
+            self.game.evals[ply] = eval;
+        }
+        ControlFlow::Continue(())
+    }
+
     fn begin_variation(&mut self, _: &mut ()) -> ControlFlow<Self::Output, Skip> {
         ControlFlow::Continue(Skip(true))
     }
@@ -367,5 +396,20 @@ impl Visitor for GameVisitor {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_eval;
+
+    #[test]
+    fn evaluation_comments_parse_to_centipawns_or_mate() {
+        assert_eq!(parse_eval(b" [%eval 0.24] "), Some(Some(24)));
+        assert_eq!(parse_eval(b"[%clk 0:09:58] [%eval -1.5]"), Some(Some(-150)));
+        assert_eq!(parse_eval(b" [%eval #-3] "), Some(None));
+        assert_eq!(parse_eval(b" a good move "), None);
+        assert_eq!(parse_eval(b" [%eval nonsense] "), None);
+        assert_eq!(parse_eval(b" [%eval 0.3"), None);
     }
 }

@@ -1,0 +1,80 @@
+//! `precedent fit-eval` on analysed games: it reads the `[%eval …]` comments of quiet
+//! positions, fits, and prints weights; games without evaluations are a clear error.
+
+mod common;
+
+use common::{run, stderr};
+
+/// A game with Lichess-style evaluation comments; `site` makes each game a different one.
+fn analysed_game(site: usize) -> String {
+    format!(
+        r#"[Event "Fixture"]
+[Site "https://example.org/{site}"]
+[White "a"]
+[Black "b"]
+[Result "1-0"]
+
+1. e4 {{ [%eval 0.3] }} 1... e5 {{ [%eval 0.35] }} 2. Nf3 {{ [%eval 0.3] }} 2... Nc6 {{ [%eval 0.4] }}
+3. Bc4 {{ [%eval 0.2] }} 3... Bc5 {{ [%eval 0.3] }} 4. c3 {{ [%eval 0.25] }} 4... Nf6 {{ [%eval 0.3] }}
+5. d3 {{ [%eval 0.2] }} 5... d6 {{ [%eval 0.3] }} 6. O-O {{ [%eval 0.2] }} 6... O-O {{ [%eval 0.25] }}
+7. h3 {{ [%eval 0.1] }} 7... a6 {{ [%eval #4] }} 8. a4 1-0
+"#
+    )
+}
+
+#[test]
+fn fit_eval_reads_the_evaluations_of_quiet_positions_and_prints_every_weight() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn = dir.path().join("analysed.pgn");
+    let games: String = (0..40).map(analysed_game).collect();
+    std::fs::write(&pgn, games).expect("write");
+    let path = pgn.to_str().expect("path");
+    let out = run(&[
+        "fit-eval",
+        "--pgn",
+        path,
+        "--skip-plies",
+        "0",
+        "--epochs",
+        "20",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Of 15 positions, 13 have a number for the move before them: not the first, and not the
+    // last (a mate follows 7... a6). No move captures or checks, so all 13 are quiet. About
+    // half the 40 games are in fit's test half, left out.
+    let err = stderr(&out);
+    let numbers: Vec<u64> = err
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [games, fitting, check] = numbers[..] else {
+        panic!("{err}");
+    };
+    assert!((10..=30).contains(&games), "{err}");
+    assert_eq!(fitting + check, 13 * games, "{err}");
+    assert_eq!(text.matches(" // ").count(), 25, "{text}");
+    assert!(text.contains("// pawn (was 82, 94)"), "{text}");
+}
+
+#[test]
+fn fit_eval_without_evaluations_says_so_in_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn = dir.path().join("plain.pgn");
+    std::fs::write(&pgn, "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n").expect("write");
+    let out = run(&["fit-eval", "--pgn", pgn.to_str().expect("path")]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("plain.pgn") && err.contains("[%eval]"),
+        "{err}"
+    );
+    let missing = run(&["fit-eval", "--pgn", "/no/such/games.pgn"]);
+    assert!(!missing.status.success());
+    assert!(
+        stderr(&missing).contains("/no/such/games.pgn"),
+        "{}",
+        stderr(&missing)
+    );
+}
