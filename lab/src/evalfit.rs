@@ -20,13 +20,12 @@ use crate::fit::in_test_half;
 
 /// Expected-score scale: 400 centipawns of advantage are 10 : 1 odds.
 pub const K: f64 = std::f64::consts::LN_10 / 400.0;
-/// The material terms (pawn to queen) come first.
-const MATERIAL_TERMS: usize = 5;
 /// Evaluations beyond this many centipawns are decided positions; they are left out.
 pub const MAX_EVAL: i32 = 1000;
 
-/// One position as the fit sees it: what multiplies each weight (middlegame weights first,
-/// then endgame, per term), the fixed part, and Stockfish's evaluation (White's side).
+/// One position as the fit sees it: what multiplies each weight (term t's middlegame weight at
+/// 2t, its endgame weight at 2t + 1), the fixed part (the piece-square tables), and
+/// Stockfish's evaluation (White's side).
 #[derive(Clone, Debug)]
 pub struct Sample {
     x: [f32; 2 * N_TERMS],
@@ -69,9 +68,10 @@ impl Sample {
         }
     }
 
-    /// The evaluation with `w` (flattened weights), White's side.
-    pub fn evaluate(&self, w: &[f64; 2 * N_TERMS]) -> f64 {
-        f64::from(self.fixed)
+    /// The evaluation with `w` (flattened weights) and the fixed part times `fixed`, White's
+    /// side.
+    pub fn evaluate(&self, w: &[f64; 2 * N_TERMS], fixed: f64) -> f64 {
+        fixed * f64::from(self.fixed)
             + self
                 .x
                 .iter()
@@ -93,7 +93,8 @@ pub struct Samples {
 
 /// Reads quiet positions with Stockfish's evaluation from the games of `pgn` that are not in
 /// `fit`'s test half (so that every held-out measurement stays held out), from ply
-/// `skip_plies` on, at most `max` of them. One game in ten goes to the check set.
+/// `skip_plies` on, stopping after the game that brings them to `max`. One game in ten goes to
+/// the check set.
 pub fn collect(pgn: &str, skip_plies: u32, max: usize) -> Result<Samples, InputError> {
     let selection = Selection {
         skip_plies,
@@ -139,35 +140,37 @@ fn sigmoid(v: f64) -> f64 {
     1.0 / (1.0 + (-K * v).exp())
 }
 
-/// The mean squared difference of the expected scores.
-pub fn loss(samples: &[Sample], w: &[f64; 2 * N_TERMS]) -> f64 {
+/// The mean squared difference of the expected scores (the fixed part times `fixed`).
+pub fn loss(samples: &[Sample], w: &[f64; 2 * N_TERMS], fixed: f64) -> f64 {
     if samples.is_empty() {
         return 0.0;
     }
     let sum: f64 = samples
         .par_iter()
-        .map(|s| (sigmoid(s.evaluate(w)) - sigmoid(f64::from(s.target))).powi(2))
+        .map(|s| (sigmoid(s.evaluate(w, fixed)) - sigmoid(f64::from(s.target))).powi(2))
         .sum();
     sum / samples.len() as f64
 }
 
-fn gradient(samples: &[Sample], w: &[f64; 2 * N_TERMS]) -> [f64; 2 * N_TERMS] {
+/// The loss' gradient in the weights and, last, in the factor on the fixed part.
+fn gradient(samples: &[Sample], w: &[f64; 2 * N_TERMS], fixed: f64) -> [f64; 2 * N_TERMS + 1] {
     let n = samples.len().max(1) as f64;
     let mut g = samples
         .par_iter()
         .fold(
-            || [0f64; 2 * N_TERMS],
+            || [0f64; 2 * N_TERMS + 1],
             |mut g, s| {
-                let p = sigmoid(s.evaluate(w));
+                let p = sigmoid(s.evaluate(w, fixed));
                 let d = 2.0 * (p - sigmoid(f64::from(s.target))) * p * (1.0 - p) * K;
                 for (gi, x) in g.iter_mut().zip(&s.x) {
                     *gi += d * f64::from(*x);
                 }
+                g[2 * N_TERMS] += d * f64::from(s.fixed);
                 g
             },
         )
         .reduce(
-            || [0f64; 2 * N_TERMS],
+            || [0f64; 2 * N_TERMS + 1],
             |mut a, b| {
                 a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
                 a
@@ -198,43 +201,55 @@ fn rounded(f: &[f64; 2 * N_TERMS]) -> Weights {
 pub struct EvalFit {
     /// The fitted weights.
     pub weights: Weights,
-    /// Stockfish's centipawns per centipawn of the starting weights: the fitted material over
-    /// the starting material (least squares). The fit is made in Stockfish's units and divided
-    /// by it, so that the evaluation keeps its units (the search's margins and the move
-    /// model's loss features are in them).
+    /// Stockfish's centipawns per centipawn of ours: the factor fitted on the fixed part (the
+    /// piece-square tables, which stay as they are). The fit is made in Stockfish's units and
+    /// the weights are divided by it, so that the evaluation keeps its units (the search's
+    /// margins and the move model's loss features are in them): the printed weights with the
+    /// tables are the fitted model divided by `scale`.
     pub scale: f64,
     /// Loss of the starting weights on the fitting and the check positions.
     pub before: (f64, f64),
-    /// Loss of the fitted weights (before the change of units) on both.
+    /// Loss of the fitted model (in Stockfish's units: the fitted weights and factor) on both.
     pub after: (f64, f64),
 }
 
-/// Fits the weights from `start` by Adam (`epochs` full passes, step `rate` centipawns) to
-/// Stockfish's evaluations, then expresses them in `start`'s units ([`EvalFit::scale`]).
+/// Fits the weights from `start`, and a factor on the fixed part from 1, by Adam (`epochs` full
+/// passes, step `rate` centipawns for the weights and `rate` / 100 for the factor) to
+/// Stockfish's evaluations, then expresses the weights in our units ([`EvalFit::scale`]).
 pub fn fit(samples: &Samples, start: &Weights, epochs: usize, rate: f64) -> EvalFit {
+    const P: usize = 2 * N_TERMS + 1;
     let w0 = flatten(start);
-    let mut w = w0;
-    let (mut m, mut v) = ([0f64; 2 * N_TERMS], [0f64; 2 * N_TERMS]);
+    let mut params = [0f64; P];
+    params[..2 * N_TERMS].copy_from_slice(&w0);
+    params[2 * N_TERMS] = 1.0;
+    let (mut m, mut v) = ([0f64; P], [0f64; P]);
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-12);
+    let split = |p: &[f64; P]| -> ([f64; 2 * N_TERMS], f64) {
+        let mut w = [0f64; 2 * N_TERMS];
+        w.copy_from_slice(&p[..2 * N_TERMS]);
+        (w, p[2 * N_TERMS])
+    };
     for step in 1..=epochs {
-        let g = gradient(&samples.fit, &w);
-        for i in 0..2 * N_TERMS {
+        let (w, fixed) = split(&params);
+        let g = gradient(&samples.fit, &w, fixed);
+        for i in 0..P {
             m[i] = b1 * m[i] + (1.0 - b1) * g[i];
             v[i] = b2 * v[i] + (1.0 - b2) * g[i] * g[i];
             let mh = m[i] / (1.0 - b1.powi(step as i32));
             let vh = v[i] / (1.0 - b2.powi(step as i32));
-            w[i] -= rate * mh / (vh.sqrt() + eps);
+            let step_size = if i == 2 * N_TERMS { rate / 100.0 } else { rate };
+            params[i] -= step_size * mh / (vh.sqrt() + eps);
         }
     }
-    let material = 2 * MATERIAL_TERMS;
-    let scale = (0..material).map(|i| w[i] * w0[i]).sum::<f64>()
-        / (0..material).map(|i| w0[i] * w0[i]).sum::<f64>();
-    let ours = w.map(|x| x / scale);
+    let (w, scale) = split(&params);
     EvalFit {
-        weights: rounded(&ours),
+        weights: rounded(&w.map(|x| x / scale)),
         scale,
-        before: (loss(&samples.fit, &w0), loss(&samples.check, &w0)),
-        after: (loss(&samples.fit, &w), loss(&samples.check, &w)),
+        before: (loss(&samples.fit, &w0, 1.0), loss(&samples.check, &w0, 1.0)),
+        after: (
+            loss(&samples.fit, &w, scale),
+            loss(&samples.check, &w, scale),
+        ),
     }
 }
 
@@ -244,7 +259,7 @@ pub fn agreement(samples: &[Sample], w: &Weights) -> f64 {
     let f = flatten(w);
     let agree = samples
         .iter()
-        .filter(|s| (s.evaluate(&f) >= 0.0) == (s.target >= 0.0))
+        .filter(|s| (s.evaluate(&f, 1.0) >= 0.0) == (s.target >= 0.0))
         .count();
     agree as f64 / samples.len().max(1) as f64
 }
@@ -266,7 +281,7 @@ mod tests {
         ] {
             let board = parse_fen(fen).expect("fen").board().clone();
             let exact = evaluate_with(&board, &WEIGHTS);
-            let linear = Sample::new(&board, 0).evaluate(&w);
+            let linear = Sample::new(&board, 0).evaluate(&w, 1.0);
             assert!(
                 (linear - f64::from(exact)).abs() <= 1.0,
                 "{fen}: {linear} {exact}"

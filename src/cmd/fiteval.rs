@@ -43,7 +43,7 @@ pub fn run(args: Args) -> Result<()> {
     );
     let fitted = fit(&samples, &WEIGHTS, args.epochs, args.rate);
     println!(
-        "one centipawn of the current weights is {:.2} of Stockfish's (fitted material over current)",
+        "one centipawn of ours is {:.2} of Stockfish's (the factor fitted on the piece-square tables)",
         fitted.scale
     );
     println!(

@@ -222,17 +222,19 @@ impl GameVisitor {
     }
 }
 
-/// The evaluation in a comment such as `[%eval 0.24]` (pawns, White's side) or `[%eval #-3]`:
-/// `Some(Some(centipawns))`, `Some(None)` for a mate, `None` when the comment has no evaluation.
+/// The evaluation in a comment such as `[%eval 0.24]` (pawns, White's side; a `,depth` suffix
+/// allowed) or `[%eval #-3]`: `Some(Some(centipawns))`, `Some(None)` for a mate, `None` when
+/// the comment has no evaluation or an impossible one (beyond ±100 pawns).
 fn parse_eval(comment: &[u8]) -> Option<Option<i32>> {
     let text = std::str::from_utf8(comment).ok()?;
-    let rest = &text[text.find("[%eval ")? + 7..];
+    let rest = &text[text.find("[%eval")? + 6..];
     let value = rest[..rest.find(']')?].trim();
+    let value = value.split(',').next().unwrap_or(value).trim();
     if value.starts_with('#') {
         return Some(None);
     }
     let pawns: f64 = value.parse().ok()?;
-    Some(pawns.is_finite().then(|| (pawns * 100.0).round() as i32))
+    (pawns.is_finite() && pawns.abs() <= 100.0).then(|| Some((pawns * 100.0).round() as i32))
 }
 
 fn parse_elo(value: &[u8]) -> Option<u16> {
@@ -367,7 +369,9 @@ impl Visitor for GameVisitor {
     }
 
     fn comment(&mut self, _: &mut (), comment: RawComment<'_>) -> ControlFlow<Self::Output> {
-        if let Some(eval) = parse_eval(comment.as_bytes())
+        // After an illegal move the plies stop counting: the game's evaluations end there.
+        if self.error.is_none()
+            && let Some(eval) = parse_eval(comment.as_bytes())
             && let Some(ply) = (self.game.plies as usize).checked_sub(1)
         {
             if self.game.evals.len() <= ply {
@@ -411,5 +415,9 @@ mod tests {
         assert_eq!(parse_eval(b" a good move "), None);
         assert_eq!(parse_eval(b" [%eval nonsense] "), None);
         assert_eq!(parse_eval(b" [%eval 0.3"), None);
+        assert_eq!(parse_eval(b" [%eval 0.24,20] "), Some(Some(24)));
+        assert_eq!(parse_eval(b" [%eval\t-0.5] "), Some(Some(-50)));
+        assert_eq!(parse_eval(b" [%eval -1e300] "), None);
+        assert_eq!(parse_eval(b" [%eval 150] "), None);
     }
 }

@@ -90,8 +90,8 @@ pub type Weights = [(i32, i32); N_TERMS];
 /// 5/5, 2/4, 1/2, passed pawns rising to 50/80, isolated −10/−15, doubled −10/−20, rooks on
 /// open files 25/10 and half-open 12/5, shield 10, king-zone attacks 20/20/40/80 (middlegame).
 /// Set by hand and by self-play at stops 22–23. Fitted to Stockfish's evaluations of 0.7
-/// million positions (`precedent fit-eval`, stop 24) they played no better (casebases/README.md),
-/// so they stay.
+/// million positions (`precedent fit-eval`, stop 24) they played no better (README, "Fitting the
+/// evaluation"), so they stay.
 pub const WEIGHTS: Weights = [
     (82, 94),
     (337, 281),
@@ -375,7 +375,7 @@ fn relative_rank(i: usize, color: Color) -> usize {
 
 /// Pawn structure, rooks on open files and the king's pawn shield of one side (`sign` 1 for
 /// White, -1 for Black).
-fn structure<T: Terms>(board: &Board, color: Color, sign: i32, terms: &mut T) {
+fn structure<T: Terms>(board: &Board, color: Color, sign: i32, sink: &mut T) {
     let c = usize::from(color == Color::Black);
     let ours = board.pawns() & board.by_color(color);
     let theirs = board.pawns() & board.by_color(!color);
@@ -385,24 +385,24 @@ fn structure<T: Terms>(board: &Board, color: Color, sign: i32, terms: &mut T) {
         if theirs.0 & AHEAD[c][i] == 0 {
             // A pawn stands on its relative ranks 2 to 7 (1 to 6 from 0).
             let rank = relative_rank(i, color).clamp(1, 6);
-            terms.add(term::PASSED + rank - 1, sign * 100);
+            sink.add(term::PASSED + rank - 1, sign * 100);
         }
         if ours.0 & neighbour_files(file) == 0 {
-            terms.add(term::ISOLATED, sign * 100);
+            sink.add(term::ISOLATED, sign * 100);
         }
     }
     for file in 0..8 {
         let n = (ours.0 & (FILE_A << file)).count_ones() as i32;
         if n > 1 {
-            terms.add(term::DOUBLED, sign * 100 * (n - 1));
+            sink.add(term::DOUBLED, sign * 100 * (n - 1));
         }
     }
     for sq in board.rooks() & board.by_color(color) {
         let file = FILE_A << (usize::from(sq) % 8);
         if (ours.0 | theirs.0) & file == 0 {
-            terms.add(term::ROOK_OPEN, sign * 100);
+            sink.add(term::ROOK_OPEN, sign * 100);
         } else if ours.0 & file == 0 {
-            terms.add(term::ROOK_HALF_OPEN, sign * 100);
+            sink.add(term::ROOK_HALF_OPEN, sign * 100);
         }
     }
     if let Some(king) = board.king_of(color) {
@@ -419,7 +419,7 @@ fn structure<T: Terms>(board: &Board, color: Color, sign: i32, terms: &mut T) {
             let front = AHEAD[c][i] & two_ranks;
             let shield = (ours.0 & front).count_ones().min(3) as i32;
             if shield > 0 {
-                terms.add(term::SHIELD, sign * 100 * shield);
+                sink.add(term::SHIELD, sign * 100 * shield);
             }
         }
     }
@@ -427,7 +427,7 @@ fn structure<T: Terms>(board: &Board, color: Color, sign: i32, terms: &mut T) {
 
 /// Gives `board`'s terms to `terms` and returns the game phase (0 = bare kings and pawns, 24 =
 /// all pieces).
-pub fn terms<T: Terms>(board: &Board, terms: &mut T) -> i32 {
+pub fn terms<T: Terms>(board: &Board, sink: &mut T) -> i32 {
     let mut phase = 0;
     let occupied = board.occupied();
     for (c, color) in [Color::White, Color::Black].into_iter().enumerate() {
@@ -443,18 +443,18 @@ pub fn terms<T: Terms>(board: &Board, terms: &mut T) -> i32 {
             let count = pieces.count() as i32;
             phase += PHASE[r] * count;
             if r < 5 && count > 0 {
-                terms.add(term::MATERIAL + r, sign * 100 * count);
+                sink.add(term::MATERIAL + r, sign * 100 * count);
             }
             let mobile = (1..=4).contains(&r);
             for sq in pieces {
-                terms.fixed(
+                sink.fixed(
                     SCORES.mg[c][r][usize::from(sq)],
                     SCORES.eg[c][r][usize::from(sq)],
                 );
                 if mobile {
                     let reached = attacks::attacks(sq, Piece { color, role }, occupied);
                     let reach = (reached & !ours).count() as i32 - MOBILITY_TYPICAL[r];
-                    terms.add(term::MOBILITY + r - 1, sign * 100 * reach);
+                    sink.add(term::MOBILITY + r - 1, sign * 100 * reach);
                     let near_king = (reached & zone).count() as i32;
                     if near_king > 0 {
                         attackers += 1;
@@ -467,13 +467,13 @@ pub fn terms<T: Terms>(board: &Board, terms: &mut T) -> i32 {
         if scale > 0 {
             for (i, n) in near.into_iter().enumerate() {
                 if n > 0 {
-                    terms.add(term::KING_ATTACK + i, sign * n * scale);
+                    sink.add(term::KING_ATTACK + i, sign * n * scale);
                 }
             }
         }
-        structure(board, color, sign, terms);
+        structure(board, color, sign, sink);
         if (ours & board.bishops()).count() >= 2 {
-            terms.add(term::BISHOP_PAIR, sign * 100);
+            sink.add(term::BISHOP_PAIR, sign * 100);
         }
     }
     phase.min(24)
