@@ -4,6 +4,7 @@
 mod common;
 
 use common::{run, stderr};
+use precedent::revise::evaluate::{N_TERMS, WEIGHTS};
 
 /// A game with Lichess-style evaluation comments; `site` makes each game a different one.
 fn analysed_game(site: usize) -> String {
@@ -53,8 +54,13 @@ fn fit_eval_reads_the_evaluations_of_quiet_positions_and_prints_every_weight() {
     };
     assert!((10..=30).contains(&games), "{err}");
     assert_eq!(fitting + check, 13 * games, "{err}");
-    assert_eq!(text.matches(" // ").count(), 25, "{text}");
-    assert!(text.contains("// pawn (was 82, 94)"), "{text}");
+    // One line per term, each beside the weight in use.
+    assert_eq!(text.matches(" // ").count(), N_TERMS, "{text}");
+    let (mg, eg) = WEIGHTS[0];
+    assert!(
+        text.contains(&format!("// pawn (was {mg}, {eg})")),
+        "{text}"
+    );
 }
 
 #[test]

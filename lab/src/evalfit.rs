@@ -119,9 +119,9 @@ pub fn collect(pgn: &str, skip_plies: u32, max: usize) -> Result<Samples, InputE
             else {
                 continue;
             };
-            let quiet_before = m.last.is_none_or(|l| !(l.is_capture() || l.is_promotion()));
-            let quiet_after = !(m.mv.is_capture() || m.mv.is_promotion());
-            if eval.abs() > MAX_EVAL || m.pos.is_check() || !quiet_before || !quiet_after {
+            let quiet = |mv: &shakmaty::Move| !(mv.is_capture() || mv.is_promotion());
+            let quiet_before = m.last.as_ref().is_none_or(quiet);
+            if eval.abs() > MAX_EVAL || m.pos.is_check() || !quiet_before || !quiet(&m.mv) {
                 continue;
             }
             let sample = Sample::new(m.pos.board(), *eval);
