@@ -711,3 +711,38 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     );
     e.quit();
 }
+
+#[test]
+fn a_return_to_an_earlier_position_of_the_game_scores_as_a_draw() {
+    // Black, a rook down, shuffled Kg8-h8-g8 while White went Kg1-f1-g1: Kh8 now returns to a
+    // position the game has seen. Given as moves, the engine knows it (a draw, 0); given as
+    // the FEN they lead to, it cannot, and the rook counts.
+    let start = "6k1/8/8/8/8/8/5PPP/R5K1 b - - 0 1";
+    let score = |e: &mut Engine, position: &str| -> i32 {
+        e.send(position);
+        let (info, mv) = e.go("go depth 4 searchmoves g8h8");
+        assert_eq!(mv, "g8h8");
+        let last = info
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info depth"))
+            .expect("an info line");
+        let cp = last
+            .split_whitespace()
+            .skip_while(|w| *w != "cp")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no cp score: {last}"));
+        cp.parse().expect("a number")
+    };
+    for style in ["best", "imitate"] {
+        let mut e = Engine::start(&[]);
+        e.handshake();
+        e.send(&format!("setoption name Style value {style}"));
+        let moves = "moves g8h8 g1f1 h8g8 f1g1";
+        let seen = score(&mut e, &format!("position fen {start} {moves}"));
+        assert_eq!(seen, 0, "{style}");
+        let fresh = score(&mut e, "position fen 6k1/8/8/8/8/8/5PPP/R5K1 b - - 4 3");
+        assert!(fresh < -300, "{style}: {fresh}");
+        e.quit();
+    }
+}

@@ -80,6 +80,9 @@ pub struct Game {
     pub position: Chess,
     /// The move just played, if known (not for a position set up from a FEN alone).
     pub last_move: Option<Move>,
+    /// Zobrist keys of the positions before this one since the last capture or pawn move, oldest
+    /// first (empty when set up from a FEN alone): the search scores a return to one as a draw.
+    pub history: Vec<u64>,
 }
 
 impl Game {
@@ -88,11 +91,27 @@ impl Game {
         Game {
             position,
             last_move: None,
+            history: Vec::new(),
         }
+    }
+
+    /// The game reached from `start` by `moves` (legal, as from a game record).
+    pub fn replay(start: Chess, moves: &[Move]) -> Game {
+        let mut game = Game::new(start);
+        for m in moves {
+            game.play(*m);
+        }
+        game
     }
 
     /// Plays a legal move.
     pub fn play(&mut self, m: Move) {
+        if m.is_zeroing() {
+            // No position before a capture or a pawn move can occur again.
+            self.history.clear();
+        } else {
+            self.history.push(key(&self.position));
+        }
         self.position.play_unchecked(m);
         self.last_move = Some(m);
     }
@@ -109,9 +128,9 @@ pub fn play_moves<S: AsRef<str>>(pos: Chess, moves: &[S]) -> Result<Chess, Posit
     play_line(pos, moves).map(|g| g.position)
 }
 
-/// Plays UCI moves from `pos`, keeping the last one.
-pub fn play_line<S: AsRef<str>>(mut pos: Chess, moves: &[S]) -> Result<Game, PositionError> {
-    let mut last = None;
+/// Plays UCI moves from `pos`, keeping the last one and the positions a repetition could return to.
+pub fn play_line<S: AsRef<str>>(pos: Chess, moves: &[S]) -> Result<Game, PositionError> {
+    let mut game = Game::new(pos);
     for (i, m) in moves.iter().enumerate() {
         let text = m.as_ref();
         let bad = |what, pos: &Chess| PositionError::BadMove {
@@ -120,17 +139,20 @@ pub fn play_line<S: AsRef<str>>(mut pos: Chess, moves: &[S]) -> Result<Game, Pos
             what,
             fen: Fen::from_position(pos, shakmaty::EnPassantMode::Legal).to_string(),
         };
+        let pos = &game.position;
         let parsed =
-            UciMove::from_ascii(text.as_bytes()).map_err(|_| bad("not a UCI move", &pos))?;
-        let legal = parsed.to_move(&pos).ok().filter(|mv| pos.is_legal(*mv));
-        let mv = legal.ok_or_else(|| bad("illegal", &pos))?;
-        pos.play_unchecked(mv);
-        last = Some(mv);
+            UciMove::from_ascii(text.as_bytes()).map_err(|_| bad("not a UCI move", pos))?;
+        let legal = parsed.to_move(pos).ok().filter(|mv| pos.is_legal(*mv));
+        let mv = legal.ok_or_else(|| bad("illegal", pos))?;
+        game.play(mv);
     }
-    Ok(Game {
-        position: pos,
-        last_move: last,
-    })
+    Ok(game)
+}
+
+/// The Zobrist key of a position, as the search computes it.
+pub fn key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<shakmaty::zobrist::Zobrist64>(shakmaty::EnPassantMode::Legal)
+        .0
 }
 
 /// FEN of a position.
@@ -141,6 +163,24 @@ pub fn fen_of(pos: &Chess) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_game_keeps_the_positions_since_the_last_capture_or_pawn_move() {
+        let start = Chess::default();
+        let game = play_line(start.clone(), &["g1f3", "g8f6", "f3g1"]).expect("legal");
+        let keys: Vec<u64> = ["", "g1f3", "g1f3 g8f6"]
+            .iter()
+            .map(|line| {
+                let moves: Vec<&str> = line.split_whitespace().collect();
+                key(&play_moves(start.clone(), &moves).expect("legal"))
+            })
+            .collect();
+        assert_eq!(game.history, keys);
+        // A pawn move: no earlier position can come back.
+        let game = play_line(start, &["g1f3", "g8f6", "e2e4", "f6g8"]).expect("legal");
+        assert_eq!(game.history.len(), 1);
+        assert_eq!(game.last_move.map(|m| m.to_string()), Some("Nf6-g8".into()));
+    }
 
     #[test]
     fn rejects_fen_with_two_white_kings() {

@@ -102,6 +102,7 @@ pub fn sample_positions(
                 game: Game {
                     position: m.pos.clone(),
                     last_move: m.last,
+                    history: Vec::new(),
                 },
                 human: m.mv,
                 ply: m.ply,

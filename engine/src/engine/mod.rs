@@ -159,8 +159,8 @@ pub struct Thought {
 
 /// The limits of the search after retrieval: half the remaining time as the soft limit (no
 /// new iteration would finish), the deadline as the hard one, and a depth cap when nothing else
-/// would end it.
-fn revise_limits<'a>(limits: &ThinkLimits<'a>) -> ReviseLimits<'a> {
+/// would end it. `history`: the game's positions a repetition could return to.
+fn revise_limits<'a>(limits: &ThinkLimits<'a>, history: &'a [u64]) -> ReviseLimits<'a> {
     let now = Instant::now();
     let soft = limits
         .deadline
@@ -181,6 +181,7 @@ fn revise_limits<'a>(limits: &ThinkLimits<'a>) -> ReviseLimits<'a> {
         max_nodes: limits.max_nodes,
         moves: limits.moves,
         progress: limits.progress,
+        history,
     }
 }
 
@@ -214,7 +215,7 @@ pub fn think(
             pos,
             &decision,
             &cfg.revise,
-            revise_limits(&limits),
+            revise_limits(&limits, &game.history),
             castling,
             tt,
         );
@@ -318,7 +319,7 @@ fn judge(
         pos,
         &root,
         cfg.revise.margin,
-        revise_limits(limits),
+        revise_limits(limits, &game.history),
         cfg.revise.max_depth,
         tt,
     );

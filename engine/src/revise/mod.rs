@@ -128,6 +128,8 @@ pub struct ReviseLimits<'a> {
     pub moves: Option<&'a [Move]>,
     /// Called after every completed search iteration.
     pub progress: Option<&'a (dyn Fn(&search::RootResult) + Sync)>,
+    /// Keys of the game's positions a repetition could return to ([`SearchLimits::history`]).
+    pub history: &'a [u64],
 }
 
 /// Searches every move of `root` (legal moves of `pos`, the likeliest first) with exact values
@@ -150,6 +152,7 @@ pub fn analyse(
         max_depth: limits.max_depth.unwrap_or(max_depth).min(max_depth).max(1),
         max_nodes: limits.max_nodes,
         progress: limits.progress,
+        history: limits.history,
     };
     let tolerance = |depth: u32| {
         if depth <= WIDE_DEPTHS {
@@ -264,6 +267,7 @@ pub fn revise(
             .max(1),
         max_nodes: limits.max_nodes,
         progress: limits.progress,
+        history: limits.history,
     };
     let mut searcher = Searcher::new(search_limits, tt);
     let tolerance = cfg.tolerance.max(0);

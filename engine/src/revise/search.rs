@@ -2,10 +2,11 @@
 //! (captures and promotions, delta and static-exchange pruning), check extension, a
 //! transposition table on Zobrist keys, MVV-LVA (losing captures after the killers), killer and
 //! history move ordering, null-move pruning, reverse futility, futility and late-move pruning,
-//! late-move reductions, and iterative deepening under a deadline. It computes exact values for
-//! the root moves it is asked about, so that the revise stage can compare the cases' proposals
-//! with the best move. No pruning at the root or in principal-variation nodes, so those values
-//! stay exact.
+//! late-move reductions, and iterative deepening under a deadline. A return to a position of
+//! the search path or of the game before the root ([`SearchLimits::history`]) scores as a
+//! draw. It computes exact values for the root moves it is asked about, so that the revise
+//! stage can compare the cases' proposals with the best move. No pruning at the root or in
+//! principal-variation nodes, so those values stay exact.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -40,6 +41,9 @@ pub struct SearchLimits<'a> {
     pub max_nodes: Option<u64>,
     /// Called after every completed iteration (UCI prints it as analysis).
     pub progress: Option<&'a (dyn Fn(&RootResult) + Sync)>,
+    /// Keys of the game's positions before the root that a repetition could return to
+    /// ([`crate::position::Game::history`]); a return to one scores as a draw.
+    pub history: &'a [u64],
 }
 
 /// A root move's value after the last completed iteration.
@@ -524,6 +528,7 @@ impl<'a, 't> Searcher<'a, 't> {
             let mut values: Vec<Option<(i32, bool)>> = vec![None; root_moves.len()];
             let mut best = -INF;
             self.path.clear();
+            self.path.extend_from_slice(self.limits.history);
             self.path.push(hash);
             for &i in &order {
                 let m = root_moves[i];
@@ -697,6 +702,44 @@ mod tests {
             let (m, v) = best(fen, 9);
             assert_eq!(m, bm, "{fen}: {m} ({v})");
         }
+    }
+
+    #[test]
+    fn a_return_to_a_position_of_the_game_is_a_draw() {
+        // Black, a rook down, has shuffled its king g8-h8-g8 while White's went g1-f1-g1: Kh8
+        // now returns to a position of the game. With the game's history that is a draw
+        // (0); without it, the lost position it is.
+        let game = crate::position::play_line(
+            parse_fen("6k1/8/8/8/8/8/5PPP/R5K1 b - - 0 1").expect("fen"),
+            &["g8h8", "g1f1", "h8g8", "f1g1"],
+        )
+        .expect("legal");
+        assert_eq!(
+            game.history.len(),
+            4,
+            "no capture or pawn move since the start"
+        );
+        let back = game
+            .position
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.to_uci(CastlingMode::Standard).to_string() == "g8h8")
+            .expect("Kh8 is legal");
+        let value = |history: &[u64]| {
+            let mut tt = TranspositionTable::new(1);
+            let mut s = Searcher::new(
+                SearchLimits {
+                    max_depth: 4,
+                    history,
+                    ..SearchLimits::default()
+                },
+                &mut tt,
+            );
+            let r = s.search_root(&game.position, &[back], 1, |_| 0);
+            r.expect("result").values[0].value
+        };
+        assert!(value(&[]) < -300, "without the history: {}", value(&[]));
+        assert_eq!(value(&game.history), 0);
     }
 
     #[test]

@@ -357,9 +357,15 @@ impl Live {
                     deadline,
                     ..ThinkLimits::default()
                 };
-                let game = Game {
-                    position: pos.clone(),
-                    last_move: moves.last().copied(),
+                // Replayed for the positions a repetition could return to; from the position
+                // alone should the start not parse (it did, to reach `pos`).
+                let game = match precedent::position::parse_fen(start_fen).ok() {
+                    Some(start) => Game::replay(start, moves),
+                    None => Game {
+                        position: pos.clone(),
+                        last_move: moves.last().copied(),
+                        history: Vec::new(),
+                    },
                 };
                 match think(cb, &game, config, limits, castling, tt) {
                     Ok(t) => Ok(Thought {
