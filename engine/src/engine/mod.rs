@@ -355,10 +355,7 @@ fn judge(
         // A seeded engine draws the same move in the same position, and different draws in
         // different positions.
         Style::Human => {
-            use shakmaty::zobrist::Zobrist64;
-            let key = pos
-                .zobrist_hash::<Zobrist64>(shakmaty::EnPassantMode::Legal)
-                .0;
+            let key = crate::position::key(pos);
             draw(
                 &probabilities,
                 cfg.temperature,

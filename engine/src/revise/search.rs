@@ -17,6 +17,7 @@ use shakmaty::{Bitboard, Chess, EnPassantMode, Move, MoveList, Position};
 use super::evaluate::{evaluate, value};
 use super::see::see;
 use super::tt::{Bound, PackedMove, TranspositionTable};
+use crate::position::key;
 
 /// Larger than any evaluation.
 pub const INF: i32 = 32_000;
@@ -103,7 +104,7 @@ pub struct Searcher<'a, 't> {
 fn hash_after(pos: &Chess, hash: u64, m: Move, next: &Chess) -> u64 {
     match pos.update_zobrist_hash(Zobrist64(hash), m, EnPassantMode::Legal) {
         Some(Zobrist64(h)) => h,
-        None => next.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+        None => key(next),
     }
 }
 
@@ -370,7 +371,7 @@ impl<'a, 't> Searcher<'a, 't> {
                 && has_pieces(pos)
                 && let Ok(null) = pos.clone().swap_turn()
             {
-                let child = null.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+                let child = key(&null);
                 let r = 3 + depth / 6;
                 self.after_null = true;
                 let v = -self.negamax(&null, child, depth - 1 - r, ply + 1, -beta, -beta + 1);
@@ -517,7 +518,7 @@ impl<'a, 't> Searcher<'a, 't> {
         if root_moves.is_empty() {
             return None;
         }
-        let hash = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        let hash = key(pos);
         let mut order: Vec<usize> = (0..root_moves.len()).collect();
         let mut done: Option<RootResult> = None;
         let mut iterations: Vec<Iteration> = Vec::new();

@@ -199,7 +199,7 @@ pub fn play(
     adj: &Adjudication,
     castling: CastlingMode,
 ) -> GameRecordOut {
-    let mut pos = opening.position.clone();
+    let mut game = opening.game();
     let mut history: Vec<Move> = opening.moves.clone();
     let mut played = Vec::new();
     let mut seen: HashMap<Zobrist64, u8> = HashMap::new();
@@ -207,20 +207,28 @@ pub fn play(
     let mut streak = [(0u32, 0i8); 2];
     let mut times = [MoveTimes::default(); 2];
     let finish =
-        |result, termination, culprit, played: Vec<Move>, pos: Chess, times| GameRecordOut {
+        |result, termination, culprit, played: Vec<Move>, pos: &Chess, times| GameRecordOut {
             result,
             termination,
             culprit,
             moves: played,
-            final_position: pos,
+            final_position: pos.clone(),
             times,
         };
     for (side, live) in [(Color::White, &mut *white), (Color::Black, &mut *black)] {
         if let Err(f) = live.new_game() {
-            return finish(loss_for(side), failure(f), Some(side), played, pos, times);
+            return finish(
+                loss_for(side),
+                failure(f),
+                Some(side),
+                played,
+                &game.position,
+                times,
+            );
         }
     }
     loop {
+        let pos = &game.position;
         *seen
             .entry(pos.zobrist_hash(EnPassantMode::Legal))
             .or_default() += 1;
@@ -298,7 +306,7 @@ pub fn play(
         } else {
             &mut *black
         };
-        let thought = live.think(&opening.fen, &history, &pos, &clocks, castling);
+        let thought = live.think(&opening.fen, &history, &game, &clocks, castling);
         let used = started.elapsed();
         let thought = match thought {
             Ok(t) => t,
@@ -340,13 +348,20 @@ pub fn play(
                 };
                 history.push(thought.mv);
                 played.push(thought.mv);
-                pos.play_unchecked(thought.mv);
-                return finish(result, Termination::Resignation, None, played, pos, times);
+                game.play(thought.mv);
+                return finish(
+                    result,
+                    Termination::Resignation,
+                    None,
+                    played,
+                    &game.position,
+                    times,
+                );
             }
         }
         history.push(thought.mv);
         played.push(thought.mv);
-        pos.play_unchecked(thought.mv);
+        game.play(thought.mv);
     }
 }
 

@@ -7,7 +7,7 @@ use pgn_reader::Reader;
 use shakmaty::{Chess, Move, Position};
 
 use precedent::pgn::{GameVisitor, Selection, open_input};
-use precedent::position::{fen_of, parse_fen};
+use precedent::position::{Game, fen_of, parse_fen};
 
 /// Where a game starts: a FEN and the moves played from it.
 #[derive(Clone, Debug)]
@@ -34,6 +34,16 @@ impl Opening {
             moves: Vec::new(),
             position: pos,
             name: "startpos".into(),
+        }
+    }
+
+    /// The opening as a game: its position and last move, and the positions a repetition could
+    /// return to. Every constructor derives `fen` from a parsed position, so it parses; were it
+    /// not to, the game would start from the position alone.
+    pub fn game(&self) -> Game {
+        match parse_fen(&self.fen) {
+            Ok(start) => Game::replay(start, &self.moves),
+            Err(_) => Game::new(self.position.clone()),
         }
     }
 }

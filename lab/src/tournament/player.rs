@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Move, Position};
+use shakmaty::{CastlingMode, Move, Position};
 
 use crate::client::{self, Engine, Score};
 use precedent::adapt::Weights;
@@ -331,16 +331,17 @@ pub enum Live {
 const GRACE: Duration = Duration::from_secs(2);
 
 impl Live {
-    /// Asks for a move in `pos` (reached from `start_fen` by `moves`).
+    /// Asks for a move in `game` (reached from `start_fen` by `moves`).
     pub fn think(
         &mut self,
         start_fen: &str,
         moves: &[Move],
-        pos: &Chess,
+        game: &Game,
         clocks: &Clocks,
         castling: CastlingMode,
     ) -> Result<Thought, Failure> {
         let received = Instant::now();
+        let pos = &game.position;
         let (remaining, inc) = match pos.turn() {
             shakmaty::Color::White => (clocks.white, clocks.white_inc),
             shakmaty::Color::Black => (clocks.black, clocks.black_inc),
@@ -357,17 +358,7 @@ impl Live {
                     deadline,
                     ..ThinkLimits::default()
                 };
-                // Replayed for the positions a repetition could return to; from the position
-                // alone should the start not parse (it did, to reach `pos`).
-                let game = match precedent::position::parse_fen(start_fen).ok() {
-                    Some(start) => Game::replay(start, moves),
-                    None => Game {
-                        position: pos.clone(),
-                        last_move: moves.last().copied(),
-                        history: Vec::new(),
-                    },
-                };
-                match think(cb, &game, config, limits, castling, tt) {
+                match think(cb, game, config, limits, castling, tt) {
                     Ok(t) => Ok(Thought {
                         mv: t.mv,
                         score: None,
