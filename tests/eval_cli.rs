@@ -251,3 +251,59 @@ fn the_cases_ablation_compares_the_same_positions() {
     assert!(f(&a["mean_log_likelihood"]) < 0.0, "{a}");
     assert!(f(&r["mean_log_likelihood"]) < 0.0, "{r}");
 }
+
+#[test]
+fn a_level_is_compared_with_the_default_style_on_the_same_positions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = common::fixture("lichess-rapid-sample.pgn.zst");
+    let sample = sample.to_str().expect("path");
+    let cb = dir.path().join("sample.cb");
+    let cb = cb.to_str().expect("path");
+    run_json(&["build", sample, "--holdout", "20", "-o", cb, "--json"]);
+    let r = run_json(&[
+        "eval",
+        "--pgn",
+        sample,
+        "--casebase",
+        cb,
+        "--skip-plies",
+        "10",
+        "--positions",
+        "30",
+        "--movetime",
+        "20",
+        "--seed",
+        "5",
+        "--elo",
+        "1000",
+        "--against-default",
+        "--json",
+    ]);
+    assert!(
+        r["engine"]
+            .as_str()
+            .is_some_and(|e| e.contains("human at level 1000")),
+        "{r}"
+    );
+    let a = &r["against_default"];
+    assert_eq!(a["positions"], 30, "{r}");
+    assert!(
+        a["against"]
+            .as_str()
+            .is_some_and(|e| e.contains("style imitate")),
+        "{a}"
+    );
+    let f = |v: &serde_json::Value| v.as_f64().expect("number");
+    assert!(
+        (f(&a["delta"]) - (f(&a["own_only"]) - f(&a["other_only"])) / 30.0).abs() < 1e-9,
+        "{a}"
+    );
+    assert!(
+        (f(&r["accuracy"]) - f(&a["accuracy"]) - f(&a["delta"])).abs() < 1e-9,
+        "{a}"
+    );
+    // Without a level there is nothing to compare: clap refuses the flag.
+    let out = run(&["eval", "--pgn", sample, "--against-default"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--elo"), "{}", stderr(&out));
+}

@@ -240,6 +240,12 @@ pub struct Report {
     pub ablation: Option<Comparison>,
     /// The same positions with the case base of `--compare`.
     pub comparison: Option<Comparison>,
+    /// The same positions in the default style (without the level), with `--against-default`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub against_default: Option<Comparison>,
+    /// The default style's move quality, with `--against-default` and `--judge`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_judged: Option<Judged>,
 }
 
 /// The same engine on the same positions with another case base (for the cases ablation, a
@@ -382,6 +388,8 @@ pub fn report(
         judged: None,
         ablation: None,
         comparison: None,
+        against_default: None,
+        default_judged: None,
     }
 }
 

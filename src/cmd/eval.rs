@@ -82,6 +82,11 @@ pub struct Args {
     /// of the sample.
     #[arg(long, value_name = "FILE")]
     compare: Option<std::path::PathBuf>,
+    /// With `--elo`: also run the same positions without the level (the style of `--style`,
+    /// by default `imitate`, the default style) and report the paired difference in accuracy
+    /// and, with `--judge`, that style's blunders.
+    #[arg(long, requires = "elo")]
+    against_default: bool,
     /// Sample only games of `fit`'s test half (a hash of each game), so that a model fitted by
     /// `precedent fit` on the same file is measured on games it never saw.
     #[arg(long)]
@@ -131,7 +136,16 @@ fn moves_for(
         let outcomes = run_engine(cmd, &engine_options(args)?, limit, positions, threads, &bar)?;
         return Ok((format!("{cmd} ({})", args.limit), outcomes));
     }
-    let cfg = args.reasoner.config()?;
+    reasoner_moves(args, cb, &args.reasoner.config()?, positions)
+}
+
+/// Runs the reasoner with `cfg` on the positions: its name and its outcomes.
+fn reasoner_moves(
+    args: &Args,
+    cb: &CaseBase,
+    cfg: &EngineConfig,
+    positions: &[(Game, Option<Move>)],
+) -> Result<(String, Vec<Outcome>)> {
     let seed = cfg.reuse.seed.unwrap_or(1);
     let bar = progress::bar(positions.len() as u64, "positions");
     let matched = AtomicU64::new(0);
@@ -143,7 +157,7 @@ fn moves_for(
             100.0 * m as f64 / bar.position().max(1) as f64
         ));
     };
-    let outcomes = run_reasoner(cb, positions, &cfg, movetime(args, &cfg), seed, &done);
+    let outcomes = run_reasoner(cb, positions, cfg, movetime(args, cfg), seed, &done);
     bar.finish_and_clear();
     let style = match cfg.elo {
         Some(elo) => format!("human at level {elo}"),
@@ -245,6 +259,19 @@ fn run_pgn(args: &Args, threads: usize) -> Result<()> {
         );
         r.seconds = started.elapsed().as_secs_f64();
     }
+    let default_moves = if args.against_default {
+        let mut cfg = args.reasoner.config()?;
+        cfg.elo = None;
+        let (name, theirs) = reasoner_moves(args, &cb, &cfg, &positions)?;
+        r.against_default = Some(
+            compare(name, &outcomes, &theirs)
+                .context("the default style's run did not answer every position")?,
+        );
+        r.seconds = started.elapsed().as_secs_f64();
+        Some(theirs)
+    } else {
+        None
+    };
     if let Some(judge_cmd) = &args.judge {
         let limit: Limit = args.judge_limit.parse()?;
         let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
@@ -254,6 +281,16 @@ fn run_pgn(args: &Args, threads: usize) -> Result<()> {
             .collect();
         let bar = Bar::new("positions judged");
         r.judged = Some(judge(judge_cmd, &[], limit, &items, threads, &bar)?);
+        if let Some(theirs) = &default_moves {
+            // The humans' moves are judged once, above.
+            let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
+                .iter()
+                .zip(theirs)
+                .map(|(s, o)| (s.game.position.clone(), o.played, None))
+                .collect();
+            let bar = Bar::new("default style's moves judged");
+            r.default_judged = Some(judge(judge_cmd, &[], limit, &items, threads, &bar)?);
+        }
         r.seconds = started.elapsed().as_secs_f64();
     }
     if args.json {
@@ -288,13 +325,32 @@ fn print_report(r: &Report) {
             ll
         );
     }
-    for (title, delta, c) in [
-        ("cases ablation (one game: ", "Δcases", &r.ablation),
-        ("compared with (", "Δ", &r.comparison),
+    for (title, delta, own, other, c) in [
+        (
+            "cases ablation (one game: ",
+            "Δcases",
+            "this case base",
+            "the other",
+            &r.ablation,
+        ),
+        (
+            "compared with (",
+            "Δ",
+            "this case base",
+            "the other",
+            &r.comparison,
+        ),
+        (
+            "against the default style (",
+            "Δ",
+            "the level",
+            "the default style",
+            &r.against_default,
+        ),
     ] {
         let Some(a) = c else { continue };
         println!(
-            "{title}{}): accuracy {:.2}%{}; {delta} {:+.2} pp, 95% CI {:+.2} to {:+.2} pp (this case base only: {}, the other only: {})",
+            "{title}{}): accuracy {:.2}%{}; {delta} {:+.2} pp, 95% CI {:+.2} to {:+.2} pp ({own} only: {}, {other} only: {})",
             a.against,
             a.accuracy * 100.0,
             a.mean_log_likelihood
@@ -336,6 +392,13 @@ fn print_report(r: &Report) {
                 .map_or("-".into(), |v| format!("{v:.0}")),
             j.human_blunder_rate
                 .map_or("-".into(), |v| format!("{:.1}%", v * 100.0))
+        );
+    }
+    if let Some(j) = &r.default_judged {
+        println!(
+            "the default style's move quality: mean loss {:.0} cp, blunders {:.1}%",
+            j.mean_cp_loss,
+            j.blunder_rate * 100.0
         );
     }
     println!("{:.1} s", r.seconds);
