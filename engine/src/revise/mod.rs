@@ -422,7 +422,8 @@ mod tests {
 
     #[test]
     fn the_best_voted_candidate_within_tolerance_is_played() {
-        let r = run(HANGING, &[("d2d5", 0.6), ("e1f1", 0.3), ("e1d1", 0.1)], 50);
+        // 100 cp: the king moves are 20-45 cp below Qg5 at depth 4.
+        let r = run(HANGING, &[("d2d5", 0.6), ("e1f1", 0.3), ("e1d1", 0.1)], 100);
         assert_eq!(r.bestmove, "e1f1", "{:#?}", r.verdicts);
         assert!(!r.verdicts[0].accepted && r.verdicts[1].accepted);
         assert!(
@@ -432,6 +433,20 @@ mod tests {
             "{}",
             r.verdicts[0].why
         );
+        assert!(!r.refuted_all);
+    }
+
+    #[test]
+    fn under_no_tolerance_only_the_best_candidate_is_exact_and_played() {
+        // Tolerance 0: the candidates after the first are probed with a null window at the
+        // best value; the king move falls below it (an upper bound), Qg5 passes and is searched
+        // again for its exact value.
+        let r = run(HANGING, &[("e1f1", 0.5), ("d2g5", 0.3), ("d2d5", 0.2)], 0);
+        assert_eq!(r.bestmove, "d2g5", "{:#?}", r.verdicts);
+        assert_eq!(r.search_best, "d2g5");
+        let v = &r.verdicts;
+        assert!(v[1].accepted && v[1].exact && v[1].value == r.search_value);
+        assert!(!v[0].accepted && !v[2].accepted && v[2].value < 0);
         assert!(!r.refuted_all);
     }
 
