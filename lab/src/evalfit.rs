@@ -291,12 +291,13 @@ mod tests {
 
     #[test]
     fn the_fit_moves_a_weight_towards_the_targets() {
-        // Positions a pawn up for White that Stockfish calls two pawns up: the fitted pawn is
-        // worth more than the start's, and the loss falls.
+        // Positions a pawn up for White (no passed pawn, whose terms would share the gain) that
+        // Stockfish calls two pawns up: the fitted pawn is worth more than the start's, and
+        // the loss falls.
         let boards: Vec<Board> = [
-            "4k3/8/8/8/8/8/PP6/4K3 w - - 0 1",
-            "4k3/8/8/8/8/8/1PP5/4K3 w - - 0 1",
-            "4k3/p7/8/8/8/8/PP1P4/4K3 w - - 0 1",
+            "4k3/p7/8/8/8/8/PP6/4K3 w - - 0 1",
+            "4k3/1p6/8/8/8/8/1PP5/4K3 w - - 0 1",
+            "4k3/pp6/8/8/8/8/PPP5/4K3 w - - 0 1",
         ]
         .iter()
         .map(|f| parse_fen(f).expect("fen").board().clone())
