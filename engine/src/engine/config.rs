@@ -248,6 +248,54 @@ mod params_tests {
         );
     }
 
+    /// The README's table of levels (`UCI_Elo` range, level, band, temperature, search weight)
+    /// is what the embedded parameter file holds and what [`EngineConfig::level_for`] chooses:
+    /// the levels are retuned by hand in both places, and a user reads the README.
+    #[test]
+    fn the_readme_level_table_is_the_embedded_levels() {
+        const README: &str = include_str!("../../../README.md");
+        let header = "| `UCI_Elo` | level | model of movers rated | temperature | search weight |";
+        let rows: Vec<Vec<&str>> = README
+            .lines()
+            .skip_while(|l| *l != header)
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+            .collect();
+        let cfg = EngineConfig::default();
+        assert_eq!(rows.len(), cfg.levels.len(), "README rows {rows:?}");
+        let range = |s: &str| -> (u16, u16) {
+            let (a, b) = s.split_once('–').unwrap_or_else(|| panic!("range {s:?}"));
+            (a.parse().expect(s), b.parse().expect(s))
+        };
+        let mut next_elo = cfg.elo_range().expect("levels").0;
+        for (row, level) in rows.iter().zip(&cfg.levels) {
+            let [elos, elo, band, temperature, weight] = row[..] else {
+                panic!("README row {row:?}");
+            };
+            assert_eq!(elo.parse::<u16>().ok(), Some(level.elo), "{row:?}");
+            assert_eq!(range(band), (level.min_rating, level.max_rating), "{row:?}");
+            assert_eq!(
+                temperature.parse::<f64>().ok(),
+                Some(level.temperature),
+                "{row:?}"
+            );
+            assert_eq!(
+                weight.parse::<f64>().ok(),
+                Some(level.search_weight),
+                "{row:?}"
+            );
+            // The rows' settings are contiguous and each one chooses the row's level.
+            let (lo, hi) = range(elos);
+            assert_eq!(lo, next_elo, "{row:?}");
+            for e in [lo, hi] {
+                assert_eq!(cfg.level_for(e).expect("level").level.elo, level.elo, "{e}");
+            }
+            next_elo = hi + 1;
+        }
+        assert_eq!(next_elo - 1, cfg.elo_range().expect("levels").1);
+    }
+
     #[test]
     fn a_level_plays_human_with_its_model_temperature_and_search_weight() {
         let mut cfg = EngineConfig::default();
