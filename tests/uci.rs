@@ -679,6 +679,25 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         ),
         "{line}"
     );
+    // Level 1600 errs by the errors rule, and each move says which kind it is.
+    e.send("setoption name UCI_Elo value 1600");
+    let (info, _) = e.go("go movetime 100");
+    let line = level_line(&info).expect("a level line");
+    assert!(
+        line.starts_with(
+            "info string level 1600 (UCI_Elo 1600): the move model of movers rated 1600-1799, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable"
+        ),
+        "{line}"
+    );
+    let model = info
+        .iter()
+        .find(|l| l.starts_with("info string model (human): "))
+        .expect("a model line");
+    assert!(
+        model.contains("the model's most probable sound move")
+            || model.contains("the model's likeliest error"),
+        "{model}"
+    );
     // Outside the range: clamped, and said so.
     e.send("setoption name UCI_Elo value 3000");
     let said = e.until("info string UCI_Elo");

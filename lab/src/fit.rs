@@ -492,6 +492,7 @@ impl LevelFit {
             max_rating: self.max_rating,
             temperature: self.temperature,
             search_weight: 1.0,
+            errors: None,
             model: ModelConfig::from_fitted(&self.weights, smoothing),
         }
     }

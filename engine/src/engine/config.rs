@@ -55,6 +55,10 @@ pub struct EngineConfig {
     /// humans it imitates: on 1,000 held-out positions of movers rated 1400–1799 (Stockfish
     /// depth 12, loss ≥ 200 cp) 9.3 % against the humans' 8.7 %; at 1 it was 11.8 %.
     pub temperature: f64,
+    /// `human` style, when set: no draw, but the rule of [`Errors`] (err where the model's
+    /// likeliest error is tempting enough). `None`: draw at `temperature`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Errors>,
     /// Retrieval, adaptation and the vote.
     #[serde(flatten)]
     pub reuse: ReuseConfig,
@@ -87,8 +91,48 @@ pub struct Level {
     /// than the band's players did, and plays stronger (calibrated against Stockfish).
     #[serde(default = "one")]
     pub search_weight: f64,
+    /// Err by the rule of [`Errors`] instead of drawing at `temperature`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Errors>,
     /// The move model fitted on the band's moves.
     pub model: ModelConfig,
+}
+
+/// How the `human` style errs without drawing: it plays the model's most probable *sound* move
+/// (one the search finds less than `loss` centipawns worse than the best) unless the model's
+/// most probable *error* (`loss` or worse) is at least `ratio` times as probable; then that
+/// error. The engine errs where the model's players are tempted to, with their likeliest
+/// error, and otherwise plays their likeliest move, so that it matches more of their moves than
+/// a draw erring as often (README, "Playing at a level").
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct Errors {
+    /// What counts as an error: a loss of at least this many centipawns by the search.
+    pub loss: u32,
+    /// How tempting an error must be: its probability against the likeliest sound move's.
+    pub ratio: f64,
+}
+
+impl Errors {
+    /// The move played among moves of probabilities `p` and search losses `losses` (in
+    /// centipawns): an index into both, and whether it is an error. `None` without moves.
+    pub fn choose(&self, p: &[f64], losses: &[f64]) -> Option<(usize, bool)> {
+        let likeliest = |error: bool| {
+            p.iter()
+                .zip(losses)
+                .enumerate()
+                .filter(|(_, (_, l))| (**l >= f64::from(self.loss)) == error)
+                .max_by(|a, b| a.1.0.total_cmp(b.1.0))
+                .map(|(i, (q, _))| (i, *q))
+        };
+        match (likeliest(false), likeliest(true)) {
+            (Some((_, q)), Some((error, e))) if e > 0.0 && e >= self.ratio * q => {
+                Some((error, true))
+            }
+            (Some((sound, _)), _) => Some((sound, false)),
+            (None, Some((error, _))) => Some((error, true)),
+            (None, None) => None,
+        }
+    }
 }
 
 fn one() -> f64 {
@@ -128,6 +172,7 @@ impl Default for EngineConfig {
         EngineConfig {
             style: Style::default(),
             temperature: 0.8,
+            errors: None,
             reuse: ReuseConfig::default(),
             revise: ReviseConfig::default(),
             model: model.model,
@@ -182,6 +227,7 @@ impl EngineConfig {
         let cfg = EngineConfig {
             style: Style::Human,
             temperature: level.temperature,
+            errors: level.errors,
             reuse: self.reuse.clone(),
             revise: self.revise.clone(),
             model,
@@ -196,8 +242,22 @@ impl EngineConfig {
     pub fn load(path: &std::path::Path) -> Result<EngineConfig, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read parameters: {e}", path.display()))?;
-        toml::from_str(&text)
-            .map_err(|e| format!("{}: bad parameter file: {}", path.display(), e.message()))
+        let cfg: EngineConfig = toml::from_str(&text)
+            .map_err(|e| format!("{}: bad parameter file: {}", path.display(), e.message()))?;
+        let rules = cfg.levels.iter().filter_map(|l| l.errors);
+        if let Some(bad) = cfg
+            .errors
+            .into_iter()
+            .chain(rules)
+            .find(|e| e.ratio.is_nan() || e.ratio < 0.0)
+        {
+            return Err(format!(
+                "{}: bad parameter file: errors.ratio must be a number of at least 0, not {}",
+                path.display(),
+                bad.ratio
+            ));
+        }
+        Ok(cfg)
     }
 
     /// Writes a parameter file.
@@ -254,7 +314,8 @@ mod params_tests {
     #[test]
     fn the_readme_level_table_is_the_embedded_levels() {
         const README: &str = include_str!("../../../README.md");
-        let header = "| `UCI_Elo` | level | model of movers rated | temperature | search weight |";
+        let header =
+            "| `UCI_Elo` | level | model of movers rated | errors | temperature | search weight |";
         let rows: Vec<Vec<&str>> = README
             .lines()
             .skip_while(|l| *l != header)
@@ -270,16 +331,31 @@ mod params_tests {
         };
         let mut next_elo = cfg.elo_range().expect("levels").0;
         for (row, level) in rows.iter().zip(&cfg.levels) {
-            let [elos, elo, band, temperature, weight] = row[..] else {
+            let [elos, elo, band, errors, temperature, weight] = row[..] else {
                 panic!("README row {row:?}");
             };
             assert_eq!(elo.parse::<u16>().ok(), Some(level.elo), "{row:?}");
             assert_eq!(range(band), (level.min_rating, level.max_rating), "{row:?}");
-            assert_eq!(
-                temperature.parse::<f64>().ok(),
-                Some(level.temperature),
-                "{row:?}"
-            );
+            // "drawn" at the temperature, or "loss ≥ L cp, ratio R" with no temperature ("—").
+            match level.errors {
+                None => {
+                    assert_eq!(errors, "drawn", "{row:?}");
+                    assert_eq!(
+                        temperature.parse::<f64>().ok(),
+                        Some(level.temperature),
+                        "{row:?}"
+                    );
+                }
+                Some(e) => {
+                    let rule = errors
+                        .strip_prefix("loss ≥ ")
+                        .and_then(|r| r.split_once(" cp, ratio "))
+                        .unwrap_or_else(|| panic!("README errors {errors:?}"));
+                    assert_eq!(rule.0.parse::<u32>().ok(), Some(e.loss), "{row:?}");
+                    assert_eq!(rule.1.parse::<f64>().ok(), Some(e.ratio), "{row:?}");
+                    assert_eq!(temperature, "—", "{row:?}");
+                }
+            }
             assert_eq!(
                 weight.parse::<f64>().ok(),
                 Some(level.search_weight),
@@ -294,6 +370,61 @@ mod params_tests {
             next_elo = hi + 1;
         }
         assert_eq!(next_elo - 1, cfg.elo_range().expect("levels").1);
+    }
+
+    #[test]
+    fn the_errors_rule_plays_the_likeliest_sound_move_unless_an_error_tempts_enough() {
+        let rule = Errors {
+            loss: 200,
+            ratio: 0.25,
+        };
+        // Losses in centipawns: moves 1 and 3 are errors.
+        let losses = [0.0, 300.0, 40.0, 200.0];
+        // The likeliest error (move 3, 0.1) is below a quarter of the likeliest sound move's 0.6.
+        assert_eq!(
+            rule.choose(&[0.6, 0.05, 0.25, 0.1], &losses),
+            Some((0, false))
+        );
+        // At a quarter or more it is played, even when a sound move is more probable.
+        assert_eq!(
+            rule.choose(&[0.5, 0.05, 0.3, 0.15], &losses),
+            Some((3, true))
+        );
+        assert_eq!(rule.choose(&[0.2, 0.5, 0.3, 0.0], &losses), Some((1, true)));
+        // A ratio of 1 is the most probable move; a ratio above it only errs when an error is
+        // far likelier.
+        let argmax = Errors { ratio: 1.0, ..rule };
+        assert_eq!(
+            argmax.choose(&[0.4, 0.1, 0.2, 0.3], &losses),
+            Some((0, false))
+        );
+        assert_eq!(
+            argmax.choose(&[0.3, 0.1, 0.2, 0.4], &losses),
+            Some((3, true))
+        );
+        // Only errors, or only sound moves, or a probability-0 error: no choice to make.
+        assert_eq!(rule.choose(&[0.3, 0.7], &[500.0, 900.0]), Some((1, true)));
+        assert_eq!(rule.choose(&[0.3, 0.7], &[0.0, 10.0]), Some((1, false)));
+        assert_eq!(rule.choose(&[1.0, 0.0], &[0.0, 900.0]), Some((0, false)));
+        assert_eq!(rule.choose(&[], &[]), None);
+    }
+
+    #[test]
+    fn a_level_with_an_errors_rule_plays_by_it() {
+        let mut cfg = EngineConfig::default();
+        let rule = Errors {
+            loss: 150,
+            ratio: 0.5,
+        };
+        for level in &mut cfg.levels {
+            level.errors = Some(rule);
+        }
+        cfg.elo = Some(1450);
+        assert_eq!(cfg.resolved().0.errors, Some(rule));
+        for level in &mut cfg.levels {
+            level.errors = None;
+        }
+        assert_eq!(cfg.resolved().0.errors, None);
     }
 
     #[test]
@@ -331,6 +462,17 @@ mod params_tests {
             (partial.reuse.k, partial.reuse.p),
             (5, EngineConfig::default().reuse.p)
         );
+        std::fs::write(&path, "errors = { loss = 200, ratio = 0.1 }\n").expect("write");
+        assert_eq!(
+            EngineConfig::load(&path).expect("errors").errors,
+            Some(Errors {
+                loss: 200,
+                ratio: 0.1
+            })
+        );
+        std::fs::write(&path, "errors = { loss = 200, ratio = -1.0 }\n").expect("write");
+        let e = EngineConfig::load(&path).expect_err("negative ratio");
+        assert!(e.contains("errors.ratio") && e.contains("p.toml"), "{e}");
         std::fs::write(&path, "k = \"many\"\n").expect("write");
         assert!(
             EngineConfig::load(&path)

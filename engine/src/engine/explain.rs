@@ -37,8 +37,12 @@ fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
         .map(|(i, p)| format!("{} {:.0}%", san(pos, j.evidence.moves[*i]), p * 100.0))
         .collect();
     let chosen = san(pos, t.mv);
-    let how = match t.style {
-        Style::Human => "drawn from the model's probabilities",
+    let how = match (t.style, j.erred) {
+        (Style::Human, Some(true)) => {
+            "the model's likeliest error, tempting enough (the level's rule)"
+        }
+        (Style::Human, Some(false)) => "the model's most probable sound move",
+        (Style::Human, None) => "drawn from the model's probabilities",
         _ => "the model's most probable move",
     };
     out.push(format!(
@@ -48,9 +52,17 @@ fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
         others.join(", ")
     ));
     if let Some((level, elo)) = &t.level {
+        let errs = match level.errors {
+            Some(e) => format!(
+                "errors (a loss of {} by the search) played when at least {} times as probable as the likeliest sound move",
+                describe_value(i32::try_from(e.loss).unwrap_or(i32::MAX)).trim_start_matches('+'),
+                e.ratio
+            ),
+            None => format!("temperature {:.2}", level.temperature),
+        };
         out.push(format!(
-            "level {} (UCI_Elo {elo}): the move model of movers rated {}-{}, temperature {:.2}, search weight {:.2}",
-            level.elo, level.min_rating, level.max_rating, level.temperature, level.search_weight
+            "level {} (UCI_Elo {elo}): the move model of movers rated {}-{}, {errs}, search weight {:.2}",
+            level.elo, level.min_rating, level.max_rating, level.search_weight
         ));
     }
     let (cases, search) = j.contributions(j.chosen);

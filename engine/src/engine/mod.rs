@@ -15,7 +15,7 @@ use crate::adapt::reuse::{Decision, NoLegalMove, ReuseLimits, expected_to_cp, re
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
 use crate::engine::config::{EngineConfig, Level, Style};
-use crate::model::{Evidence, FIRST_SEARCH_FEATURE, N_FEATURES, evidence};
+use crate::model::{Evidence, FIRST_SEARCH_FEATURE, LOSS_LAST_FEATURE, N_FEATURES, evidence};
 use crate::position::{Game, legal_moves_within};
 use crate::revise::search::{RootResult, mate_in};
 use crate::revise::tt::TranspositionTable;
@@ -84,6 +84,9 @@ pub struct Judgement {
     pub root: Vec<Move>,
     /// Index (into `evidence.moves`) of the move played.
     pub chosen: usize,
+    /// Under a level's [`Errors`](crate::engine::config::Errors) rule: whether the move played
+    /// is an error by it.
+    pub erred: Option<bool>,
     /// The model's weights it was judged with.
     pub weights: [f64; N_FEATURES],
     /// The position judged.
@@ -351,17 +354,30 @@ fn judge(
             probabilities.iter_mut().for_each(|p| *p /= sum);
         }
     }
+    let mut erred = None;
     let chosen = match cfg.style {
         // A seeded engine draws the same move in the same position, and different draws in
         // different positions.
-        Style::Human => {
-            let key = crate::position::key(pos);
-            draw(
-                &probabilities,
-                cfg.temperature,
-                cfg.reuse.seed.map(|s| s ^ key),
-            )
-        }
+        Style::Human => match cfg.errors {
+            Some(rule) => {
+                let losses: Vec<f64> = evidence
+                    .features
+                    .iter()
+                    .map(|x| x[LOSS_LAST_FEATURE] * 100.0)
+                    .collect();
+                let (chosen, error) = rule.choose(&probabilities, &losses).unwrap_or((0, false));
+                erred = Some(error);
+                chosen
+            }
+            None => {
+                let key = crate::position::key(pos);
+                draw(
+                    &probabilities,
+                    cfg.temperature,
+                    cfg.reuse.seed.map(|s| s ^ key),
+                )
+            }
+        },
         Style::Imitate | Style::Best => probabilities
             .iter()
             .enumerate()
@@ -374,6 +390,7 @@ fn judge(
         search,
         root,
         chosen,
+        erred,
         weights: cfg.model.vector(),
         position: pos.clone(),
     }

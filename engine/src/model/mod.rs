@@ -72,6 +72,9 @@ pub const N_FEATURES: usize = 29;
 /// Index of the first search feature: the ones before it come from the case base.
 pub const FIRST_SEARCH_FEATURE: usize = 2 * FAMILIES + 2;
 
+/// Index of `loss_last`: the move's loss at the search's last iteration, in pawns.
+pub const LOSS_LAST_FEATURE: usize = FIRST_SEARCH_FEATURE + 4;
+
 /// Index of the first pattern-strength feature.
 pub const STRENGTH_FEATURE: usize = FAMILIES;
 /// Index of the vote feature.
@@ -303,7 +306,7 @@ pub fn evidence(
             x[s + 1] = l2;
             x[s + 2] = l3;
             x[s + 3] = l4;
-            x[s + 4] = last;
+            x[LOSS_LAST_FEATURE] = last;
             x[s + 5] = last.sqrt();
             x[s + 6] = (last - 0.5).max(0.0);
             x[s + 7] = (last - 1.5).max(0.0);

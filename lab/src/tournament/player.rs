@@ -309,7 +309,8 @@ pub enum Live {
         /// The case base, shared with the match's other Precedent players that use it.
         cb: Arc<CaseBase>,
         /// The reasoner's settings.
-        config: EngineConfig,
+        // Boxed: the settings (a model and its levels) are larger than the other variants.
+        config: Box<EngineConfig>,
         /// Its transposition table, kept from move to move and cleared between games.
         tt: Box<TranspositionTable>,
     },
@@ -458,7 +459,7 @@ pub fn start(
             let cb = cb.ok_or_else(|| Failure::Crash("no case base loaded".into()))?;
             Ok(Live::Precedent {
                 cb,
-                config: config.clone(),
+                config: Box::new(config.clone()),
                 tt: Box::new(TranspositionTable::default()),
             })
         }
