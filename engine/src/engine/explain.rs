@@ -39,7 +39,7 @@ fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
     let chosen = san(pos, t.mv);
     let how = match (t.style, j.erred) {
         (Style::Human, Some(true)) => {
-            "the model's likeliest error, tempting enough (the level's rule)"
+            "the model's likeliest error, tempting enough by the errors rule"
         }
         (Style::Human, Some(false)) => "the model's most probable sound move",
         (Style::Human, None) => "drawn from the model's probabilities",
