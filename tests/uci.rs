@@ -649,6 +649,10 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
             .find(|l| l.starts_with("info string level "))
             .cloned()
     };
+    let expect_level = |info: &[String], prefix: &str| {
+        let line = level_line(info).expect("a level line");
+        assert!(line.starts_with(prefix), "{line}");
+    };
     // Off (the default): today's style, no level.
     let (info, _) = e.go("go movetime 100");
     assert_eq!(level_line(&info), None, "{info:#?}");
@@ -657,12 +661,9 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     e.send("setoption name UCI_Elo value 1450");
     let (info, mv) = e.go("go movetime 100");
     assert!(is_uci_move(&mv));
-    let line = level_line(&info).expect("a level line");
-    assert!(
-        line.starts_with(
-            "info string level 1400 (UCI_Elo 1450): the move model of movers rated 1400-1599"
-        ),
-        "{line}"
+    expect_level(
+        &info,
+        "info string level 1400 (UCI_Elo 1450): the move model of movers rated 1400-1599",
     );
     assert!(
         info.iter()
@@ -672,22 +673,16 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     // A change takes effect at the next go.
     e.send("setoption name UCI_Elo value 1790");
     let (info, _) = e.go("go movetime 100");
-    let line = level_line(&info).expect("a level line");
-    assert!(
-        line.starts_with(
-            "info string level 1800 (UCI_Elo 1790): the move model of movers rated 1800-1999"
-        ),
-        "{line}"
+    expect_level(
+        &info,
+        "info string level 1800 (UCI_Elo 1790): the move model of movers rated 1800-1999",
     );
     // Level 1600 errs by the errors rule, and each move says which kind it is.
     e.send("setoption name UCI_Elo value 1600");
     let (info, _) = e.go("go movetime 100");
-    let line = level_line(&info).expect("a level line");
-    assert!(
-        line.starts_with(
-            "info string level 1600 (UCI_Elo 1600): the move model of movers rated 1600-1799, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable"
-        ),
-        "{line}"
+    expect_level(
+        &info,
+        "info string level 1600 (UCI_Elo 1600): the move model of movers rated 1600-1799, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable",
     );
     let model = info
         .iter()
@@ -712,12 +707,9 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         Some("info string UCI_Elo 500 is outside 1000..1800; clamped to 1000")
     );
     let (info, _) = e.go("go movetime 100");
-    let line = level_line(&info).expect("a level line");
-    assert!(
-        line.starts_with(
-            "info string level 1000 (UCI_Elo 1000): the move model of movers rated 800-999"
-        ),
-        "{line}"
+    expect_level(
+        &info,
+        "info string level 1000 (UCI_Elo 1000): the move model of movers rated 800-999",
     );
     // Off again: back to the default style.
     e.send("setoption name UCI_LimitStrength value false");

@@ -25,7 +25,7 @@ use precedent::casebase::patterns::{LastMove, MoveContext};
 use precedent::engine::config::{EngineConfig, Level};
 use precedent::engine::{ThinkLimits, judge_position};
 use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards, probabilities};
-use precedent::model::{FEATURES, ModelConfig, N_FEATURES, Smoothing, evidence};
+use precedent::model::{FEATURES, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, Smoothing, evidence};
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
 use precedent::revise::search::Iteration;
@@ -378,13 +378,6 @@ pub fn variant(
 /// time) found at least this many pawns worse than the best.
 pub const BLUNDER_PAWNS: f64 = 2.0;
 
-fn loss_last_index() -> usize {
-    FEATURES
-        .iter()
-        .position(|f| *f == "loss_last")
-        .unwrap_or(N_FEATURES - 1)
-}
-
 /// The mean of `value` over the humans' moves of `items`, and its expectation for a player
 /// drawing moves from the model with `weights` at `temperature` (∝ P^(1/T)).
 fn human_and_drawn(
@@ -418,7 +411,7 @@ fn human_and_drawn(
 /// How often the humans of `items` blundered, and how often a player drawing moves from the
 /// model with `weights` at `temperature` (∝ P^(1/T)) would, in expectation, by the same measure.
 pub fn blunder_rates(items: &[&Item], weights: &[f64], temperature: f64) -> (f64, f64) {
-    let k = loss_last_index();
+    let k = LOSS_LAST_FEATURE;
     human_and_drawn(items, weights, temperature, |x| {
         if x[k] >= BLUNDER_PAWNS { 1.0 } else { 0.0 }
     })
@@ -428,7 +421,7 @@ pub fn blunder_rates(items: &[&Item], weights: &[f64], temperature: f64) -> (f64
 /// pawns, capped), and the expected mean loss of a player drawing from the model at
 /// `temperature`.
 pub fn mean_losses(items: &[&Item], weights: &[f64], temperature: f64) -> (f64, f64) {
-    let k = loss_last_index();
+    let k = LOSS_LAST_FEATURE;
     human_and_drawn(items, weights, temperature, |x| x[k])
 }
 

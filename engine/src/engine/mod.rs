@@ -354,35 +354,31 @@ fn judge(
             probabilities.iter_mut().for_each(|p| *p /= sum);
         }
     }
-    let mut erred = None;
-    let chosen = match cfg.style {
+    let (chosen, erred) = match (cfg.style, cfg.errors) {
+        (Style::Human, Some(rule)) => {
+            let losses: Vec<f64> = evidence
+                .features
+                .iter()
+                .map(|x| x[LOSS_LAST_FEATURE] * 100.0)
+                .collect();
+            let (chosen, error) = rule.choose(&probabilities, &losses).unwrap_or((0, false));
+            (chosen, Some(error))
+        }
         // A seeded engine draws the same move in the same position, and different draws in
         // different positions.
-        Style::Human => match cfg.errors {
-            Some(rule) => {
-                let losses: Vec<f64> = evidence
-                    .features
-                    .iter()
-                    .map(|x| x[LOSS_LAST_FEATURE] * 100.0)
-                    .collect();
-                let (chosen, error) = rule.choose(&probabilities, &losses).unwrap_or((0, false));
-                erred = Some(error);
-                chosen
-            }
-            None => {
-                let key = crate::position::key(pos);
-                draw(
-                    &probabilities,
-                    cfg.temperature,
-                    cfg.reuse.seed.map(|s| s ^ key),
-                )
-            }
-        },
-        Style::Imitate | Style::Best => probabilities
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map_or(0, |(i, _)| i),
+        (Style::Human, None) => {
+            let key = crate::position::key(pos);
+            let seed = cfg.reuse.seed.map(|s| s ^ key);
+            (draw(&probabilities, cfg.temperature, seed), None)
+        }
+        (Style::Imitate | Style::Best, _) => {
+            let most_probable = probabilities
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .map_or(0, |(i, _)| i);
+            (most_probable, None)
+        }
     };
     Judgement {
         evidence,

@@ -74,6 +74,10 @@ pub const FIRST_SEARCH_FEATURE: usize = 2 * FAMILIES + 2;
 
 /// Index of `loss_last`: the move's loss at the search's last iteration, in pawns.
 pub const LOSS_LAST_FEATURE: usize = FIRST_SEARCH_FEATURE + 4;
+const _: () = assert!(matches!(
+    FEATURES[LOSS_LAST_FEATURE].as_bytes(),
+    b"loss_last"
+));
 
 /// Index of the first pattern-strength feature.
 pub const STRENGTH_FEATURE: usize = FAMILIES;
@@ -306,7 +310,7 @@ pub fn evidence(
             x[s + 1] = l2;
             x[s + 2] = l3;
             x[s + 3] = l4;
-            x[LOSS_LAST_FEATURE] = last;
+            x[s + 4] = last;
             x[s + 5] = last.sqrt();
             x[s + 6] = (last - 0.5).max(0.0);
             x[s + 7] = (last - 1.5).max(0.0);
