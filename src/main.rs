@@ -37,6 +37,8 @@ enum Command {
     Tune(cmd::tune::Args),
     /// Fit the move model's weights by maximum likelihood on held-out games.
     Fit(cmd::fit::Args),
+    /// Trace a level's ways to err, blunders against move-matching, from `fit`'s saved evidence.
+    Frontier(cmd::frontier::Args),
     /// Fit the verifier's evaluation weights to Stockfish's evaluations of analysed games.
     FitEval(cmd::fiteval::Args),
     /// Measure the retrieval scan in cases per second.
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => cmd::tune::run_cmd(args),
         Some(Command::Fit(args)) => cmd::fit::run_cmd(args),
         Some(Command::FitEval(args)) => cmd::fiteval::run(args),
+        Some(Command::Frontier(args)) => cmd::frontier::run(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
         None => cmd::uci::run(cmd::uci::Args::default()),
     };

@@ -682,24 +682,25 @@ fn value_after(
 /// Centipawn losses of the engine's and the human's move in one position.
 type Losses = (Option<i32>, Option<i32>);
 
-/// Centipawn loss of the engine's moves (and of the humans' moves, when given) on `positions`,
-/// judged by an external engine: loss = value of the judge's best move − value of the move.
-pub fn judge(
+/// The judge's centipawn loss of each listed move of each position: the value of the judge's
+/// best move minus the value of the move (at least 0), in the order given. Every search starts
+/// from an empty hash table, so a move's loss does not depend on what else is judged.
+pub fn judge_moves(
     command: &str,
     options: &[(String, String)],
     limit: Limit,
-    positions: &[(Chess, Option<Move>, Option<Move>)],
+    positions: &[(Chess, Vec<Move>)],
     threads: usize,
     progress: &dyn Progress,
-) -> Result<Judged, EvalError> {
+) -> Result<Vec<Vec<i32>>, EvalError> {
     progress.start(positions.len() as u64);
     let chunk = positions.len().div_ceil(threads.max(1)).max(1);
-    let parts: Result<Vec<Vec<Losses>>, EvalError> = positions
+    let parts: Result<Vec<Vec<Vec<i32>>>, EvalError> = positions
         .par_chunks(chunk)
         .map(|part| {
             let mut engine = Engine::start(command, options, Duration::from_secs(10))?;
             let mut out = Vec::with_capacity(part.len());
-            for (pos, played, human) in part {
+            for (pos, moves) in part {
                 // Every judge search starts from an empty hash table (here and in value_after):
                 // otherwise the same human move is judged differently when the engine's moves,
                 // and so the judge's earlier searches, differ.
@@ -710,19 +711,11 @@ pub fn judge(
                     Duration::from_secs(120),
                 )?;
                 let best = best.score.map_or(0, |s| s.to_cp(MATE_CAP));
-                let loss = |m: &Move, engine: &mut Engine| -> Result<i32, ClientError> {
-                    Ok((best - value_after(engine, pos, m, &limit)?).max(0))
-                };
-                let engine_loss = match played {
-                    Some(m) => Some(loss(m, &mut engine)?),
-                    None => None,
-                };
-                let human_loss = match (human, played, engine_loss) {
-                    (Some(h), Some(p), Some(l)) if h == p => Some(l),
-                    (Some(h), _, _) => Some(loss(h, &mut engine)?),
-                    _ => None,
-                };
-                out.push((engine_loss, human_loss));
+                let losses = moves
+                    .iter()
+                    .map(|m| Ok((best - value_after(&mut engine, pos, m, &limit)?).max(0)))
+                    .collect::<Result<Vec<i32>, ClientError>>()?;
+                out.push(losses);
                 progress.advance(1);
             }
             engine.quit();
@@ -730,7 +723,45 @@ pub fn judge(
         })
         .collect();
     progress.finish();
-    let all: Vec<Losses> = parts?.into_iter().flatten().collect();
+    Ok(parts?.into_iter().flatten().collect())
+}
+
+/// Centipawn loss of the engine's moves (and of the humans' moves, when given) on `positions`,
+/// judged by an external engine: loss = value of the judge's best move − value of the move.
+pub fn judge(
+    command: &str,
+    options: &[(String, String)],
+    limit: Limit,
+    positions: &[(Chess, Option<Move>, Option<Move>)],
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<Judged, EvalError> {
+    // The engine's move, then the human's unless it is the same (judged once).
+    let listed: Vec<(Chess, Vec<Move>)> = positions
+        .iter()
+        .map(|(pos, played, human)| {
+            let mut moves: Vec<Move> = played.iter().copied().collect();
+            if let Some(h) = human.filter(|h| Some(*h) != *played) {
+                moves.push(h);
+            }
+            (pos.clone(), moves)
+        })
+        .collect();
+    let losses = judge_moves(command, options, limit, &listed, threads, progress)?;
+    let all: Vec<Losses> = positions
+        .iter()
+        .zip(&losses)
+        .map(|((_, played, human), l)| {
+            let engine_loss = played.map(|_| l[0]);
+            let human_loss = match (human, played) {
+                (Some(h), Some(p)) if h == p => engine_loss,
+                (Some(_), Some(_)) => Some(l[1]),
+                (Some(_), None) => Some(l[0]),
+                (None, _) => None,
+            };
+            (engine_loss, human_loss)
+        })
+        .collect();
     let stats = |losses: Vec<i32>| -> Option<(f64, f64)> {
         if losses.is_empty() {
             return None;

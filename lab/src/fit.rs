@@ -62,6 +62,10 @@ pub struct Record {
 /// One position's features: every legal move's, and the move the human played.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Item {
+    /// The position.
+    pub position: Chess,
+    /// Its legal moves, in the order of `features`.
+    pub moves: Vec<Move>,
     /// Features of every legal move, with the case base ([`FEATURES`] order).
     pub features: Vec<[f64; N_FEATURES]>,
     /// The same moves' features with the one-game case base (the search part is the same).
@@ -211,6 +215,8 @@ pub fn features(
         _ => None,
     };
     Some(Item {
+        position: pos,
+        moves: own.moves,
         features: own.features,
         ablated,
         played,

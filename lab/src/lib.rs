@@ -6,6 +6,8 @@
 //!   external engines ([`client`]) as baselines and judges.
 //! - [`tournament`]: matches between Precedent configurations and UCI engines; [`rating`]
 //!   fits Elo ratings; [`experiment`] answers the thesis' question with them.
+//! - [`fit`]: the move model's weights from held-out games; [`frontier`] traces, from the same
+//!   evidence, how a level's ways to err trade blunders against move-matching.
 //! - [`tune`]: the evolution strategy for the reasoner's numbers.
 //! - [`mod@bench`]: the retrieval scan's and the search's speed.
 
@@ -16,6 +18,7 @@ pub mod eval;
 pub mod evalfit;
 pub mod experiment;
 pub mod fit;
+pub mod frontier;
 pub mod rating;
 pub mod scale;
 pub mod tournament;

@@ -15,7 +15,9 @@ use crate::adapt::reuse::{Decision, NoLegalMove, ReuseLimits, expected_to_cp, re
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
 use crate::engine::config::{EngineConfig, Level, Style};
-use crate::model::{Evidence, FIRST_SEARCH_FEATURE, LOSS_LAST_FEATURE, N_FEATURES, evidence};
+use crate::model::{
+    Evidence, FIRST_SEARCH_FEATURE, LOSS_LAST_FEATURE, N_FEATURES, evidence, most_probable,
+};
 use crate::position::{Game, legal_moves_within};
 use crate::revise::search::{RootResult, mate_in};
 use crate::revise::tt::TranspositionTable;
@@ -371,14 +373,7 @@ fn judge(
             let seed = cfg.reuse.seed.map(|s| s ^ key);
             (draw(&probabilities, cfg.temperature, seed), None)
         }
-        (Style::Imitate | Style::Best, _) => {
-            let most_probable = probabilities
-                .iter()
-                .enumerate()
-                .max_by(|a, b| a.1.total_cmp(b.1))
-                .map_or(0, |(i, _)| i);
-            (most_probable, None)
-        }
+        (Style::Imitate | Style::Best, _) => (most_probable(&probabilities), None),
     };
     Judgement {
         evidence,
@@ -394,7 +389,7 @@ fn judge(
 
 /// A move index drawn with probability ∝ p^(1/temperature) (seeded, or fresh when `seed` is
 /// `None`).
-fn draw(p: &[f64], temperature: f64, seed: Option<u64>) -> usize {
+pub fn draw(p: &[f64], temperature: f64, seed: Option<u64>) -> usize {
     use rand::{Rng, SeedableRng};
     let t = temperature.max(1e-3);
     let w: Vec<f64> = p.iter().map(|q| q.powf(1.0 / t)).collect();

@@ -165,6 +165,15 @@ impl ModelConfig {
     }
 }
 
+/// The index of the most probable move (the last of equals; 0 without moves): the move of the
+/// `imitate` style.
+pub fn most_probable(p: &[f64]) -> usize {
+    p.iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map_or(0, |(i, _)| i)
+}
+
 /// The position as the case base sees it: White to move (mirrored when Black is to move), and
 /// for every legal move of `pos` the index of its image among the mirrored position's moves.
 fn mover_view(pos: &Chess) -> Option<(Chess, Vec<Move>)> {

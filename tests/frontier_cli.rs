@@ -1,0 +1,162 @@
+//! `precedent frontier` on evidence that `precedent fit --save-evidence` gathered from real
+//! games: the rows it reports, how the errors rule's extremes relate to the most probable move,
+//! and clear one-line errors for damaged evidence and a missing level.
+
+mod common;
+
+use common::{fixture, run, run_json, stderr};
+
+/// Gathers evidence from the fixture's games (those outside the embedded case base) into `dir`.
+fn evidence(dir: &std::path::Path) -> std::path::PathBuf {
+    let pgn = fixture("lichess-rapid-sample.pgn.zst");
+    let path = dir.join("evidence.jsonl");
+    let out = run(&[
+        "fit",
+        "--pgn",
+        pgn.to_str().expect("path"),
+        "--positions",
+        "20",
+        "--test-positions",
+        "80",
+        "--movetime",
+        "20",
+        "--seed",
+        "1",
+        "--save-evidence",
+        path.to_str().expect("path"),
+        "--out",
+        dir.join("fitted.toml").to_str().expect("path"),
+    ]);
+    assert!(out.status.success(), "fit failed: {}", stderr(&out));
+    path
+}
+
+#[test]
+fn frontier_traces_the_level_against_the_default_style_on_the_test_half() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ev = evidence(dir.path());
+    let ev = ev.to_str().expect("path");
+    let report = run_json(&[
+        "frontier",
+        "--evidence",
+        ev,
+        "--elo",
+        "1600",
+        "--ratios",
+        "0,1",
+        "--temperatures",
+        "0.01",
+        "--json",
+    ]);
+    let positions = report["positions"].as_u64().expect("positions");
+    assert!(positions >= 20, "{positions} test positions");
+    let rows = report["rows"].as_array().expect("rows");
+    let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "default style (imitate)",
+            "level 1600, most probable",
+            "level 1600, drawn",
+            "level 1600, errors rule",
+            "level 1600, errors rule",
+        ]
+    );
+    // The level's own search weight (1.0 at level 1600) when none is given.
+    assert_eq!(rows[1]["search_weight"], 1.0);
+    assert_eq!(report["humans"]["matching"], 1.0);
+    assert_eq!(
+        rows[0]["delta"][0], 0.0,
+        "the default style is the baseline"
+    );
+    let field = |i: usize, f: &str| rows[i][f].as_f64().expect(f);
+    // Ratio 1 errs only where an error is the most probable move: the most probable move.
+    // Ratio 0 errs wherever an error is possible: at least as often.
+    for f in ["matching", "search_blunders"] {
+        assert_eq!(
+            field(4, f),
+            field(1, f),
+            "{f}: ratio 1 against most probable"
+        );
+    }
+    assert!(field(3, "search_blunders") >= field(1, "search_blunders"));
+    assert!(
+        field(3, "search_blunders") > 0.5,
+        "ratio 0 plays an error in most positions: {}",
+        field(3, "search_blunders")
+    );
+    // A draw this cold is the most probable move.
+    assert_eq!(field(2, "matching"), field(1, "matching"));
+    for r in rows {
+        let m = r["matching"].as_f64().unwrap();
+        let (lo, hi) = (
+            r["ci_low"].as_f64().unwrap(),
+            r["ci_high"].as_f64().unwrap(),
+        );
+        assert!(lo <= m && m <= hi && 0.0 <= lo && hi <= 1.0, "{r}");
+        assert!(r["judged"].is_null(), "no judge, no verdict");
+    }
+
+    // The fitting half too: more positions.
+    let both = run_json(&[
+        "frontier",
+        "--evidence",
+        ev,
+        "--elo",
+        "1600",
+        "--both-halves",
+        "--json",
+    ]);
+    assert!(both["positions"].as_u64().unwrap() > positions);
+
+    // The text report names the level and every way to play.
+    let out = run(&["frontier", "--evidence", ev, "--elo", "1400"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("level 1400 (the model of movers rated 1400-1599)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("level 1400, drawn"),
+        "level 1400 draws: {text}"
+    );
+}
+
+#[test]
+fn frontier_reports_damaged_evidence_a_missing_level_and_empty_filters_in_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ev = evidence(dir.path());
+    let text = std::fs::read_to_string(&ev).expect("read");
+    let damaged = dir.path().join("damaged.jsonl");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(1, "{\"fen\": \"truncated");
+    std::fs::write(&damaged, lines.join("\n")).expect("write");
+    let ev = ev.to_str().expect("path");
+
+    let cases: [(Vec<&str>, &str); 4] = [
+        (
+            vec!["--evidence", damaged.to_str().unwrap(), "--elo", "1600"],
+            "damaged.jsonl: line 2",
+        ),
+        (
+            vec!["--evidence", "/nonexistent/evidence.jsonl", "--elo", "1600"],
+            "/nonexistent/evidence.jsonl",
+        ),
+        (vec!["--evidence", ev], "--elo"),
+        (
+            vec!["--evidence", ev, "--elo", "1600", "--min-elo", "3000"],
+            "passes the filters",
+        ),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["frontier"];
+        all.extend(args.iter().copied());
+        let out = run(&all);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
