@@ -1,6 +1,7 @@
-//! `precedent frontier` on evidence that `precedent fit --save-evidence` gathered from real
-//! games: the rows it reports, how the errors rule's extremes relate to the most probable move,
-//! and clear one-line errors for damaged evidence and a missing level.
+//! `precedent frontier` on evidence that `precedent fit --save-evidence --ablation` gathered
+//! from real games: the rows it reports, how the errors rule's extremes relate to the most
+//! probable move, the cases ablation of every row, and clear one-line errors for damaged
+//! evidence and a missing level.
 
 mod common;
 
@@ -22,6 +23,7 @@ fn evidence(dir: &std::path::Path) -> std::path::PathBuf {
         "20",
         "--seed",
         "1",
+        "--ablation",
         "--save-evidence",
         path.to_str().expect("path"),
         "--out",
@@ -120,6 +122,23 @@ fn frontier_traces_the_level_against_the_default_style_on_the_test_half() {
     assert!(
         text.contains("level 1400, drawn"),
         "level 1400 draws: {text}"
+    );
+
+    // The cases ablation of every row. Level 1400 heeds its search little (weight 0.3): its
+    // moves come from the cases, and a one-game case base loses many of the humans' moves
+    // (about 27 points on 1,480 held-out positions).
+    let level = run_json(&["frontier", "--evidence", ev, "--elo", "1400", "--json"]);
+    for r in level["rows"].as_array().expect("rows") {
+        let d = r["delta_cases"][0].as_f64().expect("delta_cases");
+        let one = r["one_game_matching"].as_f64().expect("one_game_matching");
+        let m = r["matching"].as_f64().unwrap();
+        assert!((m - one - d).abs() < 1e-9, "{r}");
+    }
+    let drawn = &level["rows"][2];
+    assert_eq!(drawn["name"], "level 1400, drawn");
+    assert!(
+        drawn["delta_cases"][1].as_f64().unwrap() > 0.0,
+        "the cases matter to level 1400: {drawn}"
     );
 }
 

@@ -19,7 +19,7 @@ use crate::fit::{BLUNDER_PAWNS, Item};
 use precedent::engine::config::Errors;
 use precedent::engine::draw;
 use precedent::model::fit::probabilities;
-use precedent::model::{LOSS_LAST_FEATURE, most_probable};
+use precedent::model::{LOSS_LAST_FEATURE, N_FEATURES, most_probable};
 use precedent::position::key;
 
 /// How a way to play picks its move from the model's probabilities.
@@ -58,16 +58,23 @@ impl Policy {
     /// The index of the move this way to play chooses among `item`'s moves, as the engine
     /// chooses it from the same evidence.
     pub fn choose(&self, item: &Item) -> usize {
-        let rows: Vec<Vec<f64>> = item.features.iter().map(|x| x.to_vec()).collect();
+        self.choose_among(&item.features, &item.position)
+    }
+
+    /// The same with the one-game case base's evidence of the item (the cases ablation), when
+    /// it was gathered.
+    pub fn choose_one_game(&self, item: &Item) -> Option<usize> {
+        Some(self.choose_among(item.ablated.as_ref()?, &item.position))
+    }
+
+    fn choose_among(&self, features: &[[f64; N_FEATURES]], position: &Chess) -> usize {
+        let rows: Vec<Vec<f64>> = features.iter().map(|x| x.to_vec()).collect();
         let p = probabilities(&rows, &self.weights);
         match self.choice {
             Choice::MostProbable => most_probable(&p),
-            Choice::Draw { temperature, seed } => {
-                draw(&p, temperature, Some(seed ^ key(&item.position)))
-            }
+            Choice::Draw { temperature, seed } => draw(&p, temperature, Some(seed ^ key(position))),
             Choice::Rule(rule) => {
-                let losses: Vec<f64> = item
-                    .features
+                let losses: Vec<f64> = features
                     .iter()
                     .map(|x| x[LOSS_LAST_FEATURE] * 100.0)
                     .collect();
@@ -111,6 +118,12 @@ pub struct Row {
     pub search_blunders: f64,
     /// The judge's verdict, when judged.
     pub judged: Option<Verdict>,
+    /// The cases ablation, when the evidence holds the one-game case base's votes: matching
+    /// with the one-game case base (the same search, the same way to play).
+    pub one_game_matching: Option<f64>,
+    /// Δcases: matching with the case base minus with the one-game case base, on the same
+    /// positions, with its paired 95 % interval.
+    pub delta_cases: Option<(f64, f64, f64)>,
     /// The index of the chosen move in each position.
     #[serde(skip)]
     pub chosen: Vec<usize>,
@@ -154,6 +167,8 @@ impl Row {
             delta: baseline.map_or((0.0, 0.0, 0.0), |b| paired_delta(&hits, b)),
             search_blunders: blunders as f64 / n.max(1) as f64,
             judged: None,
+            one_game_matching: None,
+            delta_cases: None,
             chosen,
         }
     }
@@ -193,13 +208,21 @@ pub fn trace(items: &[&Item], policies: &[Policy]) -> Frontier {
     for p in policies {
         let chosen: Vec<usize> = items.par_iter().map(|it| p.choose(it)).collect();
         let baseline = rows.first().map(|b| b.hits(items));
-        rows.push(Row::new(
-            p.name.clone(),
-            Some(p),
-            items,
-            chosen,
-            baseline.as_deref(),
-        ));
+        let mut row = Row::new(p.name.clone(), Some(p), items, chosen, baseline.as_deref());
+        // The cases ablation, when every position has the one-game case base's evidence.
+        let one_game: Option<Vec<usize>> =
+            items.par_iter().map(|it| p.choose_one_game(it)).collect();
+        if let Some(one_game) = one_game.filter(|_| !items.is_empty()) {
+            let hits: Vec<bool> = items
+                .iter()
+                .zip(&one_game)
+                .map(|(it, c)| it.played == *c)
+                .collect();
+            let k = hits.iter().filter(|h| **h).count();
+            row.one_game_matching = Some(k as f64 / items.len() as f64);
+            row.delta_cases = Some(paired_delta(&row.hits(items), &hits));
+        }
+        rows.push(row);
     }
     Frontier {
         positions: items.len(),
@@ -394,5 +417,35 @@ mod tests {
         assert_eq!(verdict(&f.humans), Some((0.5, 175.0)));
         assert_eq!(verdict(&f.rows[0]), Some((0.0, 0.0)));
         assert_eq!(verdict(&f.rows[1]), Some((0.5, 150.0)));
+    }
+
+    #[test]
+    fn the_cases_ablation_plays_the_same_way_with_the_one_game_evidence() {
+        // With the case base the model prefers move 1, the human's; with the one-game case
+        // base (feature 0 emptied) only the search's difference is left, and move 0 wins.
+        let mut a = item(1, -2.0);
+        a.features[1][0] = 3.0;
+        a.features[0][1] = 0.5;
+        let mut ablated = a.features.clone();
+        for x in &mut ablated {
+            x[0] = 0.0;
+        }
+        a.ablated = Some(ablated);
+        let mut weights = vec![0.0; N_FEATURES];
+        weights[0] = 1.0;
+        weights[1] = 1.0;
+        let p = Policy {
+            name: "most probable".into(),
+            search_weight: None,
+            weights,
+            choice: Choice::MostProbable,
+        };
+        let f = trace(&[&a], std::slice::from_ref(&p));
+        let row = &f.rows[0];
+        assert_eq!((row.matching, row.one_game_matching), (1.0, Some(0.0)));
+        assert_eq!(row.delta_cases.map(|d| d.0), Some(1.0));
+        // Without the one-game evidence there is no ablation to report.
+        let f = trace(&[&item(1, -2.0)], &[p]);
+        assert_eq!(f.rows[0].delta_cases, None);
     }
 }

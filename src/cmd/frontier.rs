@@ -151,10 +151,16 @@ pub fn run(args: Args) -> Result<()> {
         args.min_elo.is_none_or(|lo| elo.is_some_and(|e| e >= lo))
             && args.max_elo.is_none_or(|hi| elo.is_some_and(|e| e <= hi))
     };
+    // The cases ablation, when the evidence was gathered with `fit --ablation`.
+    let one_game = if records.iter().any(|r| r.ablated_votes.is_some()) && cb.game_count() > 0 {
+        Some(cb.one_game(0)?)
+    } else {
+        None
+    };
     let items: Vec<Item> = records
         .par_iter()
         .filter(|r| (args.both_halves || r.test) && inside(r.elo))
-        .filter_map(|r| features(&cb, None, r, cfg.model.smoothing))
+        .filter_map(|r| features(&cb, one_game.as_ref(), r, cfg.model.smoothing))
         .collect();
     if items.is_empty() {
         bail!(
@@ -196,7 +202,7 @@ fn print_report(f: &Frontier, cfg: &EngineConfig) {
         })
     };
     println!(
-        "{:<30} {:>6} {:>6} {:>5} {:>8} {:>11} {:>21} {:>22}",
+        "{:<30} {:>6} {:>6} {:>5} {:>8} {:>11} {:>21} {:>22} {:>22}",
         "way to play",
         "weight",
         "ratio",
@@ -204,7 +210,8 @@ fn print_report(f: &Frontier, cfg: &EngineConfig) {
         "search",
         "judge (cp)",
         "matching (95% CI)",
-        "Δ default (95% CI)"
+        "Δ default (95% CI)",
+        "Δcases (95% CI)"
     );
     println!(
         "{:<30} {:>6} {:>6} {:>5} {:>7.1}% {:>11} {:>21} {:>22}",
@@ -218,18 +225,22 @@ fn print_report(f: &Frontier, cfg: &EngineConfig) {
         ""
     );
     for (i, r) in f.rows.iter().enumerate() {
+        let interval = |d: (f64, f64, f64)| {
+            format!(
+                "{:+.1} ({:+.1}..{:+.1})",
+                d.0 * 100.0,
+                d.1 * 100.0,
+                d.2 * 100.0
+            )
+        };
         let delta = if i == 0 {
             String::new()
         } else {
-            format!(
-                "{:+.1} ({:+.1}..{:+.1})",
-                r.delta.0 * 100.0,
-                r.delta.1 * 100.0,
-                r.delta.2 * 100.0
-            )
+            interval(r.delta)
         };
+        let cases = r.delta_cases.map_or("-".to_string(), interval);
         println!(
-            "{:<30} {:>6} {:>6} {:>5} {:>7.1}% {:>11} {:>5.1}% ({:>4.1}–{:>4.1}) {:>22}",
+            "{:<30} {:>6} {:>6} {:>5} {:>7.1}% {:>11} {:>5.1}% ({:>4.1}–{:>4.1}) {:>22} {:>22}",
             r.name,
             r.search_weight.map_or(String::new(), |w| format!("{w:.2}")),
             r.ratio.map_or(String::new(), |x| format!("{x:.3}")),
@@ -239,11 +250,13 @@ fn print_report(f: &Frontier, cfg: &EngineConfig) {
             r.matching * 100.0,
             r.ci_low * 100.0,
             r.ci_high * 100.0,
-            delta
+            delta,
+            cases
         );
     }
     println!(
         "(search: moves the evidence's own search found at least 2 pawns worse; judge: blunders \
-         of at least 200 cp and mean loss by the judge)"
+         of at least 200 cp and mean loss by the judge; Δcases: matching with the case base \
+         minus with a one-game case base, when the evidence was gathered with fit --ablation)"
     );
 }
