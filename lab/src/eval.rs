@@ -566,6 +566,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_judge_judges_each_distinct_move_once_and_gives_each_its_loss() {
+        use shakmaty::{Position, Role, Square};
+        let pos = Chess::default();
+        let find = |from, to| {
+            pos.legal_moves()
+                .into_iter()
+                .find(|m| m.from() == Some(from) && m.to() == to && m.role() == Role::Pawn)
+                .expect("a pawn move")
+        };
+        let (e4, d4) = (find(Square::E2, Square::E4), find(Square::D2, Square::D4));
+        // Different moves: both judged, each gets its own loss.
+        assert_eq!(moves_to_judge(Some(e4), Some(d4)), vec![e4, d4]);
+        assert_eq!(
+            losses_of(Some(e4), Some(d4), &[10, 30]),
+            (Some(10), Some(30))
+        );
+        // The same move: judged once, both get its loss.
+        assert_eq!(moves_to_judge(Some(e4), Some(e4)), vec![e4]);
+        assert_eq!(losses_of(Some(e4), Some(e4), &[10]), (Some(10), Some(10)));
+        // Only one of them known.
+        assert_eq!(moves_to_judge(None, Some(d4)), vec![d4]);
+        assert_eq!(losses_of(None, Some(d4), &[30]), (None, Some(30)));
+        assert_eq!(moves_to_judge(Some(e4), None), vec![e4]);
+        assert_eq!(losses_of(Some(e4), None, &[10]), (Some(10), None));
+        assert!(moves_to_judge(None, None).is_empty());
+        assert_eq!(losses_of(None, None, &[]), (None, None));
+    }
+
+    #[test]
     fn wilson_interval_matches_known_values() {
         // Reference values: the roots of Wilson's quadratic (p̂ − p)² = z²·p(1 − p)/n, solved
         // separately.
@@ -726,6 +755,28 @@ pub fn judge_moves(
     Ok(parts?.into_iter().flatten().collect())
 }
 
+/// The moves of a position to judge: the engine's, then the human's unless it is the same
+/// (judged once).
+fn moves_to_judge(played: Option<Move>, human: Option<Move>) -> Vec<Move> {
+    let mut moves: Vec<Move> = played.into_iter().collect();
+    if let Some(h) = human.filter(|h| Some(*h) != played) {
+        moves.push(h);
+    }
+    moves
+}
+
+/// The engine's and the human's losses from the judge's losses `l` of [`moves_to_judge`].
+fn losses_of(played: Option<Move>, human: Option<Move>, l: &[i32]) -> Losses {
+    let engine_loss = played.and_then(|_| l.first().copied());
+    let human_loss = match (human, played) {
+        (Some(h), Some(p)) if h == p => engine_loss,
+        (Some(_), Some(_)) => l.get(1).copied(),
+        (Some(_), None) => l.first().copied(),
+        (None, _) => None,
+    };
+    (engine_loss, human_loss)
+}
+
 /// Centipawn loss of the engine's moves (and of the humans' moves, when given) on `positions`,
 /// judged by an external engine: loss = value of the judge's best move − value of the move.
 pub fn judge(
@@ -736,31 +787,15 @@ pub fn judge(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<Judged, EvalError> {
-    // The engine's move, then the human's unless it is the same (judged once).
     let listed: Vec<(Chess, Vec<Move>)> = positions
         .iter()
-        .map(|(pos, played, human)| {
-            let mut moves: Vec<Move> = played.iter().copied().collect();
-            if let Some(h) = human.filter(|h| Some(*h) != *played) {
-                moves.push(h);
-            }
-            (pos.clone(), moves)
-        })
+        .map(|(pos, played, human)| (pos.clone(), moves_to_judge(*played, *human)))
         .collect();
     let losses = judge_moves(command, options, limit, &listed, threads, progress)?;
     let all: Vec<Losses> = positions
         .iter()
         .zip(&losses)
-        .map(|((_, played, human), l)| {
-            let engine_loss = played.map(|_| l[0]);
-            let human_loss = match (human, played) {
-                (Some(h), Some(p)) if h == p => engine_loss,
-                (Some(_), Some(_)) => Some(l[1]),
-                (Some(_), None) => Some(l[0]),
-                (None, _) => None,
-            };
-            (engine_loss, human_loss)
-        })
+        .map(|((_, played, human), l)| losses_of(*played, *human, l))
         .collect();
     let stats = |losses: Vec<i32>| -> Option<(f64, f64)> {
         if losses.is_empty() {

@@ -236,19 +236,18 @@ pub fn save(path: &Path, records: &[Record]) -> io::Result<()> {
     w.flush()
 }
 
-/// Loads records saved by [`save`].
+/// Loads records saved by [`save`]; an error names the file (and the line).
 pub fn load(path: &Path) -> io::Result<Vec<Record>> {
-    let r = BufReader::new(std::fs::File::open(path)?);
+    let file = std::fs::File::open(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let r = BufReader::new(file);
     r.lines()
         .enumerate()
         .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
         .map(|(i, l)| {
-            serde_json::from_str(&l?).map_err(|e| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{}: line {}: {e}", path.display(), i + 1),
-                )
-            })
+            let at = |e: &dyn std::fmt::Display| format!("{}: line {}: {e}", path.display(), i + 1);
+            let l = l.map_err(|e| io::Error::new(e.kind(), at(&e)))?;
+            serde_json::from_str(&l).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, at(&e)))
         })
         .collect()
 }

@@ -16,7 +16,7 @@ use crate::Progress;
 use crate::client::Limit;
 use crate::eval::{BLUNDER_CP, EvalError, judge_moves, paired_delta, wilson};
 use crate::fit::{BLUNDER_PAWNS, Item};
-use precedent::engine::config::Errors;
+use precedent::engine::config::{EngineConfig, Errors};
 use precedent::engine::draw;
 use precedent::model::fit::probabilities;
 use precedent::model::{LOSS_LAST_FEATURE, N_FEATURES, most_probable};
@@ -84,6 +84,99 @@ impl Policy {
     }
 }
 
+/// The settings of a level to trace (empty lists: the level's own).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    /// Search weights (default: the level's own).
+    pub search_weights: Vec<f64>,
+    /// Temperatures of draws (default: the level's own when it draws, none when it errs by
+    /// the rule).
+    pub temperatures: Vec<f64>,
+    /// Ratios of the errors rule.
+    pub ratios: Vec<f64>,
+    /// What the rule counts as an error, centipawns (default: the level's, else 200).
+    pub loss: Option<u32>,
+    /// The draws' seed.
+    pub seed: u64,
+}
+
+/// The ways to play traced for `cfg`'s level (`cfg.elo`): the default style (`imitate`, with
+/// `cfg`'s model) first, then at every search weight the level's most probable move, its draws
+/// at every temperature and its errors rule at every ratio, each with the level's model as
+/// the engine resolves it at that weight.
+pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, String> {
+    let Some(choice) = cfg.elo.and_then(|e| cfg.level_for(e)) else {
+        return Err("--elo: which level to trace (none chosen, or no levels)".into());
+    };
+    let level = choice.level;
+    if level.model.smoothing != cfg.model.smoothing {
+        return Err(format!(
+            "level {}'s pattern smoothing differs from the model's: the evidence's features \
+             hold only one",
+            level.elo
+        ));
+    }
+    let mut out = vec![Policy {
+        name: "default style (imitate)".into(),
+        search_weight: None,
+        weights: cfg.model.vector().to_vec(),
+        choice: Choice::MostProbable,
+    }];
+    let or_own = |given: &[f64], own: Vec<f64>| {
+        if given.is_empty() {
+            own
+        } else {
+            given.to_vec()
+        }
+    };
+    let weights = or_own(&settings.search_weights, vec![level.search_weight]);
+    let own_t = if level.errors.is_none() {
+        vec![level.temperature]
+    } else {
+        Vec::new()
+    };
+    let temperatures = or_own(&settings.temperatures, own_t);
+    let loss = settings
+        .loss
+        .or(level.errors.map(|e| e.loss))
+        .unwrap_or(200);
+    if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
+        return Err(format!("--search-weights: {w} is not a weight ≥ 0"));
+    }
+    if let Some(t) = temperatures.iter().find(|t| !(t.is_finite() && **t > 0.0)) {
+        return Err(format!("--temperatures: {t} is not a temperature above 0"));
+    }
+    if let Some(r) = settings
+        .ratios
+        .iter()
+        .find(|r| !(r.is_finite() && **r >= 0.0))
+    {
+        return Err(format!("--ratios: {r} is not a ratio ≥ 0"));
+    }
+    for &w in &weights {
+        let mut at = cfg.clone();
+        for l in at.levels.iter_mut().filter(|l| l.elo == level.elo) {
+            l.search_weight = w;
+        }
+        let model = at.resolved().0.model.vector().to_vec();
+        let policy = |kind: &str, choice| Policy {
+            name: format!("level {}, {kind}", level.elo),
+            search_weight: Some(w),
+            weights: model.clone(),
+            choice,
+        };
+        out.push(policy("most probable", Choice::MostProbable));
+        for &temperature in &temperatures {
+            let seed = settings.seed;
+            out.push(policy("drawn", Choice::Draw { temperature, seed }));
+        }
+        for &ratio in &settings.ratios {
+            out.push(policy("errors rule", Choice::Rule(Errors { loss, ratio })));
+        }
+    }
+    Ok(out)
+}
+
 /// The judge's verdict on the moves of a row.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Verdict {
@@ -111,8 +204,8 @@ pub struct Row {
     /// Upper end.
     pub ci_high: f64,
     /// Matching minus the first row's (the default style's) on the same positions, with its
-    /// paired 95 % interval: (difference, low, high).
-    pub delta: (f64, f64, f64),
+    /// paired 95 % interval: (difference, low, high). `None` for the humans and the first row.
+    pub delta: Option<(f64, f64, f64)>,
     /// Share of its moves that the evidence's own search found at least [`BLUNDER_PAWNS`]
     /// worse than the best (the errors rule's measure of an error).
     pub search_blunders: f64,
@@ -164,7 +257,7 @@ impl Row {
             matching: k as f64 / n.max(1) as f64,
             ci_low,
             ci_high,
-            delta: baseline.map_or((0.0, 0.0, 0.0), |b| paired_delta(&hits, b)),
+            delta: baseline.map(|b| paired_delta(&hits, b)),
             search_blunders: blunders as f64 / n.max(1) as f64,
             judged: None,
             one_game_matching: None,
@@ -294,16 +387,157 @@ pub fn judge(
     Ok(())
 }
 
+/// The blunder rate the chart and a row are read at: the judge's when judged, else the
+/// evidence's own search's.
+fn blunders(row: &Row) -> f64 {
+    row.judged.map_or(row.search_blunders, |j| j.blunder_rate)
+}
+
+/// The families of a chart: rows of one kind of choice drawn as one line, by (label, rows).
+fn families(f: &Frontier) -> Vec<(String, Vec<&Row>)> {
+    let mut out: Vec<(String, Vec<&Row>)> = Vec::new();
+    for r in f.rows.iter().skip(1) {
+        let label = match (r.ratio, r.temperature) {
+            // The errors rule: one line per search weight, through its ratios.
+            (Some(_), _) => format!("errors rule, weight {:.2}", r.search_weight.unwrap_or(1.0)),
+            // Draws: one line per temperature, through the search weights.
+            (None, Some(t)) => format!("drawn at T {t:.2}, by weight"),
+            (None, None) => "most probable, by weight".to_string(),
+        };
+        match out.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, rows)) => rows.push(r),
+            None => out.push((label, vec![r])),
+        }
+    }
+    out
+}
+
+/// An SVG chart of the frontier: every way to play at its blunder rate (the judge's when judged)
+/// and its move-matching, a line per family, the default style and the humans' blunder rate
+/// (with the 2-point band around it) marked; `title` heads it.
+pub fn chart(f: &Frontier, title: &str) -> Result<String, String> {
+    use plotters::prelude::*;
+
+    if f.rows.is_empty() {
+        return Err("no way to play to chart".into());
+    }
+    let pct = |x: f64| x * 100.0;
+    let human = pct(blunders(&f.humans));
+    let xs = f
+        .rows
+        .iter()
+        .map(|r| pct(blunders(r)))
+        .chain([human - 2.0, human + 2.0]);
+    let ys = f.rows.iter().map(|r| pct(r.matching));
+    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
+    let (x0, x1) = ((x0 - 0.5).max(0.0), x1 + 0.5);
+    let (y0, y1) = (y0 - 1.0, y1 + 1.0);
+    let judged = f.rows.iter().all(|r| r.judged.is_some());
+    let mut svg = String::new();
+    {
+        let err = |e: &dyn std::fmt::Display| format!("drawing the chart: {e}");
+        let root = SVGBackend::with_string(&mut svg, (760, 480)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 15))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc(if judged {
+                "blunders (%; loss of 200 cp or more by the judge)"
+            } else {
+                "blunders (%; 2 pawns or more by the evidence's own search)"
+            })
+            .y_desc("move-matching (%)")
+            .draw()
+            .map_err(|e| err(&e))?;
+        // The humans' blunder rate, and the band within 2 points of it.
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [((human - 2.0).max(x0), y0), ((human + 2.0).min(x1), y1)],
+                RGBColor(0x2a, 0x9d, 0x3f).mix(0.12).filled(),
+            )))
+            .map_err(|e| err(&e))?
+            .label("the humans' blunders, ± 2 points")
+            .legend(|(x, y)| {
+                Rectangle::new(
+                    [(x, y - 5), (x + 16, y + 5)],
+                    RGBColor(0x2a, 0x9d, 0x3f).mix(0.3).filled(),
+                )
+            });
+        for (i, (label, rows)) in families(f).into_iter().enumerate() {
+            // Tableau's ten colours, distinct on white; they repeat after ten families.
+            const COLOURS: [(u8, u8, u8); 10] = [
+                (0xd6, 0x27, 0x28),
+                (0x2c, 0xa0, 0x2c),
+                (0x1f, 0x77, 0xb4),
+                (0xff, 0x7f, 0x0e),
+                (0x94, 0x67, 0xbd),
+                (0x8c, 0x56, 0x4b),
+                (0x17, 0xbe, 0xcf),
+                (0xe3, 0x77, 0xc2),
+                (0xbc, 0xbd, 0x22),
+                (0x7f, 0x7f, 0x7f),
+            ];
+            let (r, g, b) = COLOURS[i % COLOURS.len()];
+            let color = RGBColor(r, g, b);
+            let mut points: Vec<(f64, f64)> = rows
+                .iter()
+                .map(|r| (pct(blunders(r)), pct(r.matching)))
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            chart
+                .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+            chart
+                .draw_series(points.iter().map(|p| Circle::new(*p, 3, color.filled())))
+                .map_err(|e| err(&e))?;
+        }
+        let default = &f.rows[0];
+        let at = (pct(blunders(default)), pct(default.matching));
+        chart
+            .draw_series([Cross::new(at, 6, BLACK.stroke_width(2))])
+            .map_err(|e| err(&e))?
+            .label(default.name.clone())
+            .legend(|(x, y)| Cross::new((x + 8, y), 5, BLACK.stroke_width(2)));
+        chart
+            .draw_series(LineSeries::new([(x0, at.1), (x1, at.1)], BLACK.mix(0.3)))
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .label_font(("sans-serif", 11))
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    Ok(svg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use precedent::model::N_FEATURES;
+    use precedent::engine::draw as draw_engine;
     use precedent::position::parse_fen;
 
     /// A position of three moves: the human played move 1; move 0 is the model's favourite;
     /// move 2 is an error of 3 pawns by the search, tempting at `error_score`.
     fn item(played: usize, error_score: f64) -> Item {
-        let position = parse_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").expect("fen");
+        item_in("4k3/8/8/8/8/8/8/4K2R w K - 0 1", played, error_score)
+    }
+
+    /// The same in another position (at least three legal moves).
+    fn item_in(fen: &str, played: usize, error_score: f64) -> Item {
+        let position = parse_fen(fen).expect("fen");
         let moves: Vec<Move> = shakmaty::Position::legal_moves(&position)
             .into_iter()
             .take(3)
@@ -364,15 +598,22 @@ mod tests {
         assert_eq!(half.chosen, vec![2, 0]);
         assert_eq!((half.matching, half.search_blunders), (0.5, 0.5));
         assert_eq!(half.ratio, Some(0.5));
-        assert!((half.delta.0 - 0.5).abs() < 1e-12, "{:?}", half.delta);
+        let delta = half.delta.expect("a paired difference").0;
+        assert!((delta - 0.5).abs() < 1e-12, "{:?}", half.delta);
+        assert_eq!(default.delta, None, "the baseline has none");
         // At 0.01 both errors are played: b's matches no more than the favourite would, and errs.
         assert_eq!(tiny.chosen, vec![2, 2]);
         assert_eq!((tiny.matching, tiny.search_blunders), (0.5, 1.0));
     }
 
     #[test]
-    fn a_draw_at_a_low_temperature_is_the_most_probable_move_and_is_seeded() {
-        let items = [item(1, 1.5), item(0, -2.0)];
+    fn a_draw_is_the_engines_draw_seeded_by_the_position() {
+        // Two different positions with the same features: the engine seeds a draw with its
+        // seed and the position's key, so the two draw independently.
+        let items = [
+            item(1, 1.5),
+            item_in("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", 1, 1.5),
+        ];
         let refs: Vec<&Item> = items.iter().collect();
         let draw = |temperature, seed| Choice::Draw { temperature, seed };
         let f = trace(
@@ -381,15 +622,19 @@ mod tests {
                 policy("most probable", Choice::MostProbable),
                 policy("cold", draw(0.01, 1)),
                 policy("hot", draw(100.0, 7)),
-                policy("hot again", draw(100.0, 7)),
             ],
         );
-        assert_eq!(f.rows[1].chosen, f.rows[0].chosen);
-        assert_eq!(f.rows[1].temperature, Some(0.01));
         assert_eq!(
-            f.rows[2].chosen, f.rows[3].chosen,
-            "the same seed, the same draws"
+            f.rows[1].chosen, f.rows[0].chosen,
+            "a cold draw is the argmax"
         );
+        assert_eq!(f.rows[1].temperature, Some(0.01));
+        for (it, chosen) in items.iter().zip(&f.rows[2].chosen) {
+            let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
+            let p = probabilities(&rows, &policy("", Choice::MostProbable).weights);
+            let engine = draw_engine(&p, 100.0, Some(7 ^ key(&it.position)));
+            assert_eq!(*chosen, engine);
+        }
     }
 
     #[test]
@@ -422,7 +667,7 @@ mod tests {
     #[test]
     fn the_cases_ablation_plays_the_same_way_with_the_one_game_evidence() {
         // With the case base the model prefers move 1, the human's; with the one-game case
-        // base (feature 0 emptied) only the search's difference is left, and move 0 wins.
+        // base feature 0 is emptied, and only feature 1 (favouring move 0) is left.
         let mut a = item(1, -2.0);
         a.features[1][0] = 3.0;
         a.features[0][1] = 0.5;
@@ -447,5 +692,102 @@ mod tests {
         // Without the one-game evidence there is no ablation to report.
         let f = trace(&[&item(1, -2.0)], &[p]);
         assert_eq!(f.rows[0].delta_cases, None);
+    }
+
+    #[test]
+    fn the_chart_draws_every_family_the_default_and_the_humans_band() {
+        let items = [item(2, 1.5), item(1, -2.0)];
+        let refs: Vec<&Item> = items.iter().collect();
+        let rule = |ratio| Choice::Rule(Errors { loss: 200, ratio });
+        let f = trace(
+            &refs,
+            &[
+                policy("default", Choice::MostProbable),
+                policy("most probable", Choice::MostProbable),
+                policy("rule", rule(0.5)),
+                policy("rule", rule(0.01)),
+            ],
+        );
+        let svg = chart(&f, "level 1600").expect("a chart");
+        assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+        for label in [
+            "level 1600",
+            "errors rule, weight 1.00",
+            "most probable, by weight",
+            "default",
+            "the humans&apos; blunders",
+        ] {
+            assert!(svg.contains(label), "{label} missing");
+        }
+        let empty = Frontier {
+            rows: Vec::new(),
+            ..f
+        };
+        assert!(chart(&empty, "none").is_err());
+    }
+
+    #[test]
+    fn the_policies_are_the_levels_model_at_each_search_weight() {
+        use precedent::model::{FEATURES, FIRST_SEARCH_FEATURE};
+        let mut cfg = EngineConfig {
+            elo: Some(1400),
+            ..EngineConfig::default()
+        };
+        let settings = Settings {
+            search_weights: vec![0.5, 2.0],
+            ratios: vec![0.1],
+            seed: 3,
+            ..Settings::default()
+        };
+        let ps = policies(&cfg, &settings).expect("policies");
+        // The default style, then per weight: most probable, the level's own draw, the rule.
+        let names: Vec<&str> = ps.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names[0], "default style (imitate)");
+        assert_eq!(ps.len(), 1 + 2 * 3, "{names:?}");
+        assert_eq!(ps[0].weights, cfg.model.vector().to_vec());
+        let level = cfg.level_for(1400).expect("level 1400").level.clone();
+        let own = level.model.vector();
+        for (p, w) in [(&ps[1], 0.5), (&ps[4], 2.0)] {
+            assert_eq!(p.search_weight, Some(w));
+            for k in 0..FEATURES.len() {
+                let factor = if k >= FIRST_SEARCH_FEATURE { w } else { 1.0 };
+                assert!(
+                    (p.weights[k] - own[k] * factor).abs() < 1e-12,
+                    "{}",
+                    FEATURES[k]
+                );
+            }
+        }
+        assert_eq!(
+            ps[2].choice,
+            Choice::Draw {
+                temperature: level.temperature,
+                seed: 3
+            }
+        );
+        assert_eq!(
+            ps[3].choice,
+            Choice::Rule(Errors {
+                loss: 200,
+                ratio: 0.1
+            })
+        );
+        // Level 1600 errs by its rule: no draw unless asked.
+        cfg.elo = Some(1600);
+        let ps = policies(&cfg, &Settings::default()).expect("policies");
+        assert_eq!(ps.len(), 2, "default and most probable");
+        // Bad settings and a missing level are errors, not panics.
+        let bad = Settings {
+            ratios: vec![-1.0],
+            ..Settings::default()
+        };
+        assert!(
+            policies(&cfg, &bad)
+                .expect_err("negative")
+                .contains("--ratios")
+        );
+        cfg.elo = None;
+        let none = policies(&cfg, &Settings::default());
+        assert!(none.expect_err("no level").contains("--elo"));
     }
 }

@@ -105,7 +105,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
     let cfg = args.reasoner.config()?;
     let cb = args.reasoner.casebase()?;
     let records: Vec<Record> = match &args.evidence {
-        Some(path) => load(path).with_context(|| format!("{}: cannot load", path.display()))?,
+        Some(path) => load(path)?,
         None => gather_records(&args, &cfg, &cb)?,
     };
     if let Some(path) = &args.save_evidence {

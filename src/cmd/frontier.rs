@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use precedent::engine::config::{EngineConfig, Errors};
+use precedent::engine::config::EngineConfig;
 use precedent_lab::client::Limit;
 use precedent_lab::fit::{Item, features, load};
-use precedent_lab::frontier::{Choice, Frontier, Policy, Row, judge, trace};
+use precedent_lab::frontier::{Frontier, Row, Settings, chart, judge, policies, trace};
 use rayon::prelude::*;
 
 use super::progress::Bar;
@@ -59,92 +59,65 @@ pub struct Args {
     threads: Option<usize>,
     #[command(flatten)]
     reasoner: ReasonerArgs,
+    /// Also draw the frontier as an SVG chart here: blunders against move-matching, a line per
+    /// family of settings.
+    #[arg(long, value_name = "FILE")]
+    chart: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
 }
 
-/// The ways to play traced: the default style, then at every search weight the level's most
-/// probable move, its draws at every temperature and its errors rule at every ratio.
-fn policies(cfg: &EngineConfig, args: &Args) -> Result<Vec<Policy>> {
-    let Some(choice) = cfg.elo.and_then(|e| cfg.level_for(e)) else {
-        bail!("--elo: which level to trace (the parameters' levels: none chosen)");
-    };
-    let level = choice.level.clone();
-    let default = EngineConfig {
-        elo: None,
-        ..cfg.clone()
-    };
-    let mut out = vec![Policy {
-        name: "default style (imitate)".into(),
-        search_weight: None,
-        weights: default.model.vector().to_vec(),
-        choice: Choice::MostProbable,
-    }];
-    let weights = if args.search_weights.is_empty() {
-        vec![level.search_weight]
-    } else {
-        args.search_weights.clone()
-    };
-    let temperatures = if args.temperatures.is_empty() && level.errors.is_none() {
-        vec![level.temperature]
-    } else {
-        args.temperatures.clone()
-    };
-    let seed = cfg.reuse.seed.unwrap_or(1);
-    let loss = args.loss.or(level.errors.map(|e| e.loss)).unwrap_or(200);
-    for &w in &weights {
-        anyhow::ensure!(
-            w.is_finite() && w >= 0.0,
-            "--search-weights: {w} is not a weight ≥ 0"
+/// Refuses the shared reasoner flags that cannot change what the evidence holds: the
+/// retrieval and the search were fixed when it was gathered, and the style is the level's.
+fn refuse_fixed_flags(r: &ReasonerArgs) -> Result<()> {
+    let given = [
+        ("--style", r.style.is_some()),
+        (
+            "--temperature (use --temperatures)",
+            r.temperature.is_some(),
+        ),
+        ("--k", r.k.is_some()),
+        ("--p", r.p.is_some()),
+        ("--mode", r.mode.is_some()),
+        ("--weights", r.weights.is_some()),
+        ("--revise", r.revise.is_some()),
+        ("--tolerance", r.tolerance.is_some()),
+        ("--candidates", r.candidates.is_some()),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+        bail!(
+            "{flag} has no effect on frontier: the evidence fixed the retrieval and the search \
+             when fit gathered it, and the level chooses the style"
         );
-        let mut at = cfg.clone();
-        for l in at.levels.iter_mut().filter(|l| l.elo == level.elo) {
-            l.search_weight = w;
-        }
-        let model = at.resolved().0.model.vector().to_vec();
-        out.push(Policy {
-            name: format!("level {}, most probable", level.elo),
-            search_weight: Some(w),
-            weights: model.clone(),
-            choice: Choice::MostProbable,
-        });
-        for &temperature in &temperatures {
-            anyhow::ensure!(
-                temperature.is_finite() && temperature > 0.0,
-                "--temperatures: {temperature} is not a temperature above 0"
-            );
-            out.push(Policy {
-                name: format!("level {}, drawn", level.elo),
-                search_weight: Some(w),
-                weights: model.clone(),
-                choice: Choice::Draw { temperature, seed },
-            });
-        }
-        for &ratio in &args.ratios {
-            anyhow::ensure!(
-                ratio.is_finite() && ratio >= 0.0,
-                "--ratios: {ratio} is not a ratio ≥ 0"
-            );
-            out.push(Policy {
-                name: format!("level {}, errors rule", level.elo),
-                search_weight: Some(w),
-                weights: model.clone(),
-                choice: Choice::Rule(Errors { loss, ratio }),
-            });
-        }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Runs `precedent frontier`.
 pub fn run(args: Args) -> Result<()> {
+    refuse_fixed_flags(&args.reasoner)?;
     let cfg = args.reasoner.config()?;
-    let policies = policies(&cfg, &args)?;
+    let settings = Settings {
+        search_weights: args.search_weights.clone(),
+        temperatures: args.temperatures.clone(),
+        ratios: args.ratios.clone(),
+        loss: args.loss,
+        seed: cfg.reuse.seed.unwrap_or(1),
+    };
+    let policies = policies(&cfg, &settings).map_err(anyhow::Error::msg)?;
+    let judge_limit: Option<Limit> = match &args.judge {
+        Some(_) => Some(
+            args.judge_limit
+                .parse()
+                .with_context(|| format!("--judge-limit {}", args.judge_limit))?,
+        ),
+        None => None,
+    };
     let cb = args.reasoner.casebase()?;
     let mut records = Vec::new();
     for path in &args.evidence {
-        records.extend(load(path).with_context(|| format!("{}: cannot load", path.display()))?);
+        records.extend(load(path)?);
     }
     let total = records.len();
     let inside = |elo: Option<u16>| {
@@ -157,11 +130,31 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         None
     };
-    let items: Vec<Item> = records
-        .par_iter()
+    let selected: Vec<_> = records
+        .iter()
         .filter(|r| (args.both_halves || r.test) && inside(r.elo))
+        .collect();
+    let items: Vec<Item> = selected
+        .par_iter()
         .filter_map(|r| features(&cb, one_game.as_ref(), r, cfg.model.smoothing))
         .collect();
+    if items.len() < selected.len() {
+        // A record that does not replay on this case base (another case base's evidence, or
+        // a damaged line) is left out, and said so.
+        eprintln!(
+            "frontier: {} of the {} selected positions do not replay on {} and are left out",
+            selected.len() - items.len(),
+            selected.len(),
+            cb.name()
+        );
+    }
+    if items.is_empty() && !selected.is_empty() {
+        bail!(
+            "none of the {} selected positions replays on {}: was the evidence gathered with another case base?",
+            selected.len(),
+            cb.name()
+        );
+    }
     if items.is_empty() {
         bail!(
             "no position of the {total} in the evidence passes the filters (test half{}, movers {}–{})",
@@ -172,8 +165,14 @@ pub fn run(args: Args) -> Result<()> {
     }
     let refs: Vec<&Item> = items.iter().collect();
     let mut frontier = trace(&refs, &policies);
-    if let Some(command) = &args.judge {
-        let limit: Limit = args.judge_limit.parse()?;
+    if one_game.is_some() && frontier.rows.iter().any(|r| r.delta_cases.is_none()) {
+        let missing = items.iter().filter(|i| i.ablated.is_none()).count();
+        eprintln!(
+            "frontier: no cases ablation: {missing} of the {} positions lack the one-game case base's evidence",
+            items.len()
+        );
+    }
+    if let (Some(command), Some(limit)) = (&args.judge, judge_limit) {
         let threads = args
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -181,11 +180,25 @@ pub fn run(args: Args) -> Result<()> {
         let bar = Bar::new("positions judged");
         judge(&mut frontier, &refs, command, &[], limit, threads, &bar)?;
     }
+    if let Some(path) = &args.chart {
+        let title = match cfg.elo.and_then(|e| cfg.level_for(e)) {
+            Some(c) => format!(
+                "Level {} (model of movers rated {}-{}): its ways to err on {} positions",
+                c.level.elo, c.level.min_rating, c.level.max_rating, frontier.positions
+            ),
+            None => format!("Ways to err on {} positions", frontier.positions),
+        };
+        let svg = chart(&frontier, &title).map_err(anyhow::Error::msg)?;
+        std::fs::write(path, svg).with_context(|| format!("{}: cannot write", path.display()))?;
+    }
     if args.json {
         println!("{}", serde_json::to_string(&frontier)?);
         return Ok(());
     }
     print_report(&frontier, &cfg);
+    if let Some(path) = &args.chart {
+        println!("chart: {}", path.display());
+    }
     Ok(())
 }
 
@@ -224,7 +237,7 @@ fn print_report(f: &Frontier, cfg: &EngineConfig) {
         "",
         ""
     );
-    for (i, r) in f.rows.iter().enumerate() {
+    for r in &f.rows {
         let interval = |d: (f64, f64, f64)| {
             format!(
                 "{:+.1} ({:+.1}..{:+.1})",
@@ -233,11 +246,7 @@ fn print_report(f: &Frontier, cfg: &EngineConfig) {
                 d.2 * 100.0
             )
         };
-        let delta = if i == 0 {
-            String::new()
-        } else {
-            interval(r.delta)
-        };
+        let delta = r.delta.map_or(String::new(), interval);
         let cases = r.delta_cases.map_or("-".to_string(), interval);
         println!(
             "{:<30} {:>6} {:>6} {:>5} {:>7.1}% {:>11} {:>5.1}% ({:>4.1}–{:>4.1}) {:>22} {:>22}",
