@@ -20,8 +20,8 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::eval::{Sample, paired_delta, wilson};
 use precedent::adapt::reuse::{ReuseLimits, reuse};
-use precedent::casebase::CaseBase;
 use precedent::casebase::patterns::{LastMove, MoveContext};
+use precedent::casebase::{CaseBase, CaseBaseError};
 use precedent::engine::config::{EngineConfig, Level};
 use precedent::engine::{ThinkLimits, judge_position};
 use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards, probabilities};
@@ -224,6 +224,17 @@ pub fn features(
         ply: r.ply,
         test: r.test,
     })
+}
+
+/// The one-game case base (`cb`'s first game) that the ablation votes of `records` were
+/// gathered with, to compute their features; `None` when no record holds them or `cb` has no
+/// game.
+pub fn one_game_for(cb: &CaseBase, records: &[Record]) -> Result<Option<CaseBase>, CaseBaseError> {
+    if records.iter().any(|r| r.ablated_votes.is_some()) && cb.game_count() > 0 {
+        cb.one_game(0).map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
 /// Saves gathered records, one JSON object a line.

@@ -17,10 +17,9 @@ use crate::client::Limit;
 use crate::eval::{BLUNDER_CP, EvalError, judge_moves, paired_delta, wilson};
 use crate::fit::{BLUNDER_PAWNS, Item};
 use precedent::engine::config::{EngineConfig, Errors};
-use precedent::engine::draw;
+use precedent::engine::draw_in;
 use precedent::model::fit::probabilities;
 use precedent::model::{LOSS_LAST_FEATURE, N_FEATURES, most_probable};
-use precedent::position::key;
 
 /// How a way to play picks its move from the model's probabilities.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -72,14 +71,8 @@ impl Policy {
         let p = probabilities(&rows, &self.weights);
         match self.choice {
             Choice::MostProbable => most_probable(&p),
-            Choice::Draw { temperature, seed } => draw(&p, temperature, Some(seed ^ key(position))),
-            Choice::Rule(rule) => {
-                let losses: Vec<f64> = features
-                    .iter()
-                    .map(|x| x[LOSS_LAST_FEATURE] * 100.0)
-                    .collect();
-                rule.choose(&p, &losses).map_or(0, |(i, _)| i)
-            }
+            Choice::Draw { temperature, seed } => draw_in(position, &p, temperature, Some(seed)),
+            Choice::Rule(rule) => rule.choose_by_evidence(&p, features).0,
         }
     }
 }
@@ -223,19 +216,15 @@ pub struct Row {
 }
 
 impl Row {
-    /// The row of `policy` (`None`: the humans' own moves), named `name`.
+    /// The row of `policy` (`None`: the humans' own moves), named `name`, which chose
+    /// `chosen` and so matched `hits` (see [`hits`]).
     fn new(
         name: String,
         policy: Option<&Policy>,
         items: &[&Item],
-        chosen: Vec<usize>,
+        (chosen, hits): (Vec<usize>, &[bool]),
         baseline: Option<&[bool]>,
     ) -> Row {
-        let hits: Vec<bool> = items
-            .iter()
-            .zip(&chosen)
-            .map(|(it, c)| it.played == *c)
-            .collect();
         let n = items.len() as u64;
         let k = hits.iter().filter(|h| **h).count() as u64;
         let (ci_low, ci_high) = wilson(k, n);
@@ -257,7 +246,7 @@ impl Row {
             matching: k as f64 / n.max(1) as f64,
             ci_low,
             ci_high,
-            delta: baseline.map(|b| paired_delta(&hits, b)),
+            delta: baseline.map(|b| paired_delta(hits, b)),
             search_blunders: blunders as f64 / n.max(1) as f64,
             judged: None,
             one_game_matching: None,
@@ -265,15 +254,15 @@ impl Row {
             chosen,
         }
     }
+}
 
-    /// Whether each position's choice was the human's move.
-    fn hits(&self, items: &[&Item]) -> Vec<bool> {
-        items
-            .iter()
-            .zip(&self.chosen)
-            .map(|(it, c)| it.played == *c)
-            .collect()
-    }
+/// Whether each position's chosen move (`chosen`, an index per item) was the human's.
+fn hits(items: &[&Item], chosen: &[usize]) -> Vec<bool> {
+    items
+        .iter()
+        .zip(chosen)
+        .map(|(it, c)| it.played == *c)
+        .collect()
 }
 
 /// The trace: the humans' own row (their moves, matching 100 %), then one row per way to play,
@@ -290,31 +279,32 @@ pub struct Frontier {
 
 /// The moves every policy chooses on `items`, the first policy the baseline.
 pub fn trace(items: &[&Item], policies: &[Policy]) -> Frontier {
-    let humans = Row::new(
-        "humans".into(),
-        None,
-        items,
-        items.iter().map(|it| it.played).collect(),
-        None,
-    );
+    let played: Vec<usize> = items.iter().map(|it| it.played).collect();
+    let all = vec![true; items.len()];
+    let humans = Row::new("humans".into(), None, items, (played, &all), None);
     let mut rows: Vec<Row> = Vec::with_capacity(policies.len());
+    // The first policy's hits: every later row's `delta` is taken against them.
+    let mut baseline: Option<Vec<bool>> = None;
     for p in policies {
         let chosen: Vec<usize> = items.par_iter().map(|it| p.choose(it)).collect();
-        let baseline = rows.first().map(|b| b.hits(items));
-        let mut row = Row::new(p.name.clone(), Some(p), items, chosen, baseline.as_deref());
+        let own = hits(items, &chosen);
+        let mut row = Row::new(
+            p.name.clone(),
+            Some(p),
+            items,
+            (chosen, &own),
+            baseline.as_deref(),
+        );
         // The cases ablation, when every position has the one-game case base's evidence.
         let one_game: Option<Vec<usize>> =
             items.par_iter().map(|it| p.choose_one_game(it)).collect();
         if let Some(one_game) = one_game.filter(|_| !items.is_empty()) {
-            let hits: Vec<bool> = items
-                .iter()
-                .zip(&one_game)
-                .map(|(it, c)| it.played == *c)
-                .collect();
-            let k = hits.iter().filter(|h| **h).count();
+            let theirs = hits(items, &one_game);
+            let k = theirs.iter().filter(|h| **h).count();
             row.one_game_matching = Some(k as f64 / items.len() as f64);
-            row.delta_cases = Some(paired_delta(&row.hits(items), &hits));
+            row.delta_cases = Some(paired_delta(&own, &theirs));
         }
+        baseline.get_or_insert(own);
         rows.push(row);
     }
     Frontier {
@@ -526,7 +516,6 @@ pub fn chart(f: &Frontier, title: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use precedent::engine::draw as draw_engine;
     use precedent::position::parse_fen;
 
     /// A position of three moves: the human played move 1; move 0 is the model's favourite;
@@ -571,13 +560,17 @@ mod tests {
         }
     }
 
+    /// The errors rule at `ratio`, errors being losses of 2 pawns or more.
+    fn rule(ratio: f64) -> Choice {
+        Choice::Rule(Errors { loss: 200, ratio })
+    }
+
     #[test]
     fn a_rule_errs_where_tempted_and_the_rows_count_it() {
         // Position a: the error scores 1.5 (P ratio e^-0.5 ≈ 0.61 to the favourite); b: -2.0
         // (ratio e^-4 ≈ 0.018). The humans played the error in a and move 1 in b.
         let items = [item(2, 1.5), item(1, -2.0)];
         let refs: Vec<&Item> = items.iter().collect();
-        let rule = |ratio| Choice::Rule(Errors { loss: 200, ratio });
         let f = trace(
             &refs,
             &[
@@ -632,7 +625,7 @@ mod tests {
         for (it, chosen) in items.iter().zip(&f.rows[2].chosen) {
             let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
             let p = probabilities(&rows, &policy("", Choice::MostProbable).weights);
-            let engine = draw_engine(&p, 100.0, Some(7 ^ key(&it.position)));
+            let engine = draw_in(&it.position, &p, 100.0, Some(7));
             assert_eq!(*chosen, engine);
         }
     }
@@ -642,15 +635,11 @@ mod tests {
         // Two positions; the humans, the default and the rule chose these moves.
         let items = [item(2, 1.5), item(1, -2.0)];
         let refs: Vec<&Item> = items.iter().collect();
-        let rule = Choice::Rule(Errors {
-            loss: 200,
-            ratio: 0.5,
-        });
         let mut f = trace(
             &refs,
             &[
                 policy("default", Choice::MostProbable),
-                policy("rule", rule),
+                policy("rule", rule(0.5)),
             ],
         );
         // humans 2, 1; default 0, 0; rule 2, 0.
@@ -698,7 +687,6 @@ mod tests {
     fn the_chart_draws_every_family_the_default_and_the_humans_band() {
         let items = [item(2, 1.5), item(1, -2.0)];
         let refs: Vec<&Item> = items.iter().collect();
-        let rule = |ratio| Choice::Rule(Errors { loss: 200, ratio });
         let f = trace(
             &refs,
             &[

@@ -69,9 +69,7 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(depth) = args.search {
         return run_search(depth, args.hash, args.margin, args.json);
     }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::threads_or_cores(args.threads);
     if let (Some(n), Some(pool), Some(out)) = (args.scale, &args.pool, &args.out) {
         return run_scale(
             n,

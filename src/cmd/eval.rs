@@ -98,9 +98,7 @@ pub struct Args {
 
 /// Runs `precedent eval`.
 pub fn run(args: Args) -> Result<()> {
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::threads_or_cores(args.threads);
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

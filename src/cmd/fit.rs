@@ -12,7 +12,8 @@ use precedent::pgn::Selection;
 use precedent_lab::eval::{casebase_keys, sample_positions};
 use precedent_lab::experiment::parse_bands;
 use precedent_lab::fit::{
-    Item, LevelFit, Record, Variant, features, fit_level, gather, in_test_half, load, save, variant,
+    Item, LevelFit, Record, Variant, features, fit_level, gather, in_test_half, load, one_game_for,
+    save, variant,
 };
 use rayon::prelude::*;
 
@@ -112,11 +113,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
         save(path, &records).with_context(|| format!("{}: cannot write", path.display()))?;
     }
     // The case base's features of every record (the ablation's too, when recorded).
-    let one_game = if records.iter().any(|r| r.ablated_votes.is_some()) && cb.game_count() > 0 {
-        Some(cb.one_game(0)?)
-    } else {
-        None
-    };
+    let one_game = one_game_for(&cb, &records)?;
     let items: Vec<Item> = records
         .par_iter()
         .filter_map(|r| features(&cb, one_game.as_ref(), r, cfg.model.smoothing))

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use precedent::engine::config::EngineConfig;
 use precedent_lab::client::Limit;
-use precedent_lab::fit::{Item, features, load};
+use precedent_lab::fit::{Item, features, load, one_game_for};
 use precedent_lab::frontier::{Frontier, Row, Settings, chart, judge, policies, trace};
 use rayon::prelude::*;
 
@@ -125,11 +125,7 @@ pub fn run(args: Args) -> Result<()> {
             && args.max_elo.is_none_or(|hi| elo.is_some_and(|e| e <= hi))
     };
     // The cases ablation, when the evidence was gathered with `fit --ablation`.
-    let one_game = if records.iter().any(|r| r.ablated_votes.is_some()) && cb.game_count() > 0 {
-        Some(cb.one_game(0)?)
-    } else {
-        None
-    };
+    let one_game = one_game_for(&cb, &records)?;
     let selected: Vec<_> = records
         .iter()
         .filter(|r| (args.both_halves || r.test) && inside(r.elo))
@@ -173,9 +169,7 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     if let (Some(command), Some(limit)) = (&args.judge, judge_limit) {
-        let threads = args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let threads = super::threads_or_cores(args.threads);
         anyhow::ensure!(threads >= 1, "--threads must be at least 1");
         let bar = Bar::new("positions judged");
         judge(&mut frontier, &refs, command, &[], limit, threads, &bar)?;

@@ -15,3 +15,8 @@ pub mod progress;
 pub mod reasoner_args;
 pub mod tune;
 pub mod uci;
+
+/// The threads a `--threads` flag asks for, or the machine's cores when it is not given.
+pub fn threads_or_cores(given: Option<usize>) -> usize {
+    given.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}

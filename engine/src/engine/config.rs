@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::adapt::reuse::ReuseConfig;
-use crate::model::ModelConfig;
+use crate::model::{LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
 use crate::revise::ReviseConfig;
 
 /// How the engine picks its move among the legal ones.
@@ -132,6 +132,16 @@ impl Errors {
             (None, Some((error, _))) => Some((error, true)),
             (None, None) => None,
         }
+    }
+
+    /// [`Errors::choose`] with each move's loss read from its evidence `features` (the
+    /// search's last-iteration loss, in pawns); move 0 without moves.
+    pub fn choose_by_evidence(&self, p: &[f64], features: &[[f64; N_FEATURES]]) -> (usize, bool) {
+        let losses: Vec<f64> = features
+            .iter()
+            .map(|x| x[LOSS_LAST_FEATURE] * 100.0)
+            .collect();
+        self.choose(p, &losses).unwrap_or((0, false))
     }
 }
 

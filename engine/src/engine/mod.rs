@@ -15,9 +15,7 @@ use crate::adapt::reuse::{Decision, NoLegalMove, ReuseLimits, expected_to_cp, re
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
 use crate::engine::config::{EngineConfig, Level, Style};
-use crate::model::{
-    Evidence, FIRST_SEARCH_FEATURE, LOSS_LAST_FEATURE, N_FEATURES, evidence, most_probable,
-};
+use crate::model::{Evidence, FIRST_SEARCH_FEATURE, N_FEATURES, evidence, most_probable};
 use crate::position::{Game, legal_moves_within};
 use crate::revise::search::{RootResult, mate_in};
 use crate::revise::tt::TranspositionTable;
@@ -358,21 +356,13 @@ fn judge(
     }
     let (chosen, erred) = match (cfg.style, cfg.errors) {
         (Style::Human, Some(rule)) => {
-            let losses: Vec<f64> = evidence
-                .features
-                .iter()
-                .map(|x| x[LOSS_LAST_FEATURE] * 100.0)
-                .collect();
-            let (chosen, error) = rule.choose(&probabilities, &losses).unwrap_or((0, false));
+            let (chosen, error) = rule.choose_by_evidence(&probabilities, &evidence.features);
             (chosen, Some(error))
         }
-        // A seeded engine draws the same move in the same position, and different draws in
-        // different positions.
-        (Style::Human, None) => {
-            let key = crate::position::key(pos);
-            let seed = cfg.reuse.seed.map(|s| s ^ key);
-            (draw(&probabilities, cfg.temperature, seed), None)
-        }
+        (Style::Human, None) => (
+            draw_in(pos, &probabilities, cfg.temperature, cfg.reuse.seed),
+            None,
+        ),
         (Style::Imitate | Style::Best, _) => (most_probable(&probabilities), None),
     };
     Judgement {
@@ -387,9 +377,17 @@ fn judge(
     }
 }
 
+/// The `human` style's draw in `pos` among moves of probabilities `p`: a seeded engine
+/// (`seed`) draws the same move in the same position, and different draws in different
+/// positions (the seed mixed with the position's key); `None` draws afresh.
+pub fn draw_in(pos: &shakmaty::Chess, p: &[f64], temperature: f64, seed: Option<u64>) -> usize {
+    let key = crate::position::key(pos);
+    draw(p, temperature, seed.map(|s| s ^ key))
+}
+
 /// A move index drawn with probability ∝ p^(1/temperature) (seeded, or fresh when `seed` is
 /// `None`).
-pub fn draw(p: &[f64], temperature: f64, seed: Option<u64>) -> usize {
+fn draw(p: &[f64], temperature: f64, seed: Option<u64>) -> usize {
     use rand::{Rng, SeedableRng};
     let t = temperature.max(1e-3);
     let w: Vec<f64> = p.iter().map(|q| q.powf(1.0 / t)).collect();
