@@ -103,7 +103,7 @@ pub struct Level {
 /// most probable *error* (`loss` or worse) is at least `ratio` times as probable; then that
 /// error. The engine errs where the model's players are tempted to, with their likeliest
 /// error, and otherwise plays their likeliest move, so that it matches more of their moves than
-/// a draw erring as often (README, "Playing at a level").
+/// a draw erring as often (`docs/levels.md`, "The errors rule (stop 31)").
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Errors {
     /// What counts as an error: a loss of at least this many centipawns by the search.
