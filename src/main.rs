@@ -66,17 +66,67 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("precedent: error: {err:#}");
+            eprintln!("precedent: error: {}", one_line(&err));
             ExitCode::FAILURE
         }
     }
 }
 
+/// The error and its causes on one line, each cause once: most of our error types already say
+/// their source (`{name}: cannot open: {source}`), and anyhow's `{:#}` would repeat it.
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if line.ends_with(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
+    use anyhow::Context;
     use clap::CommandFactory;
 
-    use super::Cli;
+    use super::{Cli, one_line};
+
+    #[test]
+    fn an_error_says_each_cause_once() {
+        // As thiserror makes `#[error("x.pgn: cannot open: {source}")]` with a `source` field.
+        #[derive(Debug)]
+        struct Open {
+            source: std::io::Error,
+        }
+        impl std::fmt::Display for Open {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "x.pgn: cannot open: {}", self.source)
+            }
+        }
+        impl std::error::Error for Open {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.source)
+            }
+        }
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let err = anyhow::Error::new(Open { source: io() });
+        assert_eq!(one_line(&err), "x.pgn: cannot open: no such file");
+        // A context that does not repeat its cause keeps it, and the chain goes on.
+        let err = Err::<(), _>(Open { source: io() })
+            .context("building the case base")
+            .unwrap_err();
+        assert_eq!(
+            one_line(&err),
+            "building the case base: x.pgn: cannot open: no such file"
+        );
+        let err = Err::<(), _>(io()).context("reading x.pgn").unwrap_err();
+        assert_eq!(one_line(&err), "reading x.pgn: no such file");
+    }
 
     #[test]
     fn command_line_definition_is_consistent() {
