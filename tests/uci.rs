@@ -675,7 +675,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let (info, _) = e.go("go movetime 100");
     expect_level(
         &info,
-        "info string level 1800 (UCI_Elo 1790): the move model of movers rated 1800-1999",
+        "info string level 1800 (UCI_Elo 1790): the move model of movers rated 1800-1999, errors (a loss of 1.01 by the search and under 0.50 after two plies) played when at least 0.12 times as probable",
     );
     // Level 1600 errs by the errors rule, and each move says which kind it is.
     e.send("setoption name UCI_Elo value 1600");

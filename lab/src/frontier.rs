@@ -89,6 +89,9 @@ pub struct Settings {
     pub ratios: Vec<f64>,
     /// What the rule counts as an error, centipawns (default: the level's, else 200).
     pub loss: Option<u32>,
+    /// The rule plays only errors hidden at two plies, under this many centipawns there
+    /// (default: the level's, else every error).
+    pub hidden: Option<u32>,
     /// The draws' seed.
     pub seed: u64,
 }
@@ -133,6 +136,7 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
         .loss
         .or(level.errors.map(|e| e.loss))
         .unwrap_or(200);
+    let hidden = settings.hidden.or(level.errors.and_then(|e| e.hidden));
     if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
         return Err(format!("--search-weights: {w} is not a weight ≥ 0"));
     }
@@ -164,7 +168,14 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
             out.push(policy("drawn", Choice::Draw { temperature, seed }));
         }
         for &ratio in &settings.ratios {
-            out.push(policy("errors rule", Choice::Rule(Errors { loss, ratio })));
+            out.push(policy(
+                "errors rule",
+                Choice::Rule(Errors {
+                    loss,
+                    ratio,
+                    hidden,
+                }),
+            ));
         }
     }
     Ok(out)
@@ -562,7 +573,11 @@ mod tests {
 
     /// The errors rule at `ratio`, errors being losses of 2 pawns or more.
     fn rule(ratio: f64) -> Choice {
-        Choice::Rule(Errors { loss: 200, ratio })
+        Choice::Rule(Errors {
+            loss: 200,
+            ratio,
+            hidden: None,
+        })
     }
 
     #[test]
@@ -757,7 +772,8 @@ mod tests {
             ps[3].choice,
             Choice::Rule(Errors {
                 loss: 200,
-                ratio: 0.1
+                ratio: 0.1,
+                hidden: None,
             })
         );
         // Level 1600 errs by its rule: no draw unless asked.

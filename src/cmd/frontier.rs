@@ -48,6 +48,10 @@ pub struct Args {
     /// (default: the level's, else 200).
     #[arg(long, value_name = "CP")]
     loss: Option<u32>,
+    /// The errors rule plays only errors hidden at two plies: their loss there under this many
+    /// centipawns (default: the level's, else every error).
+    #[arg(long, value_name = "CP")]
+    hidden: Option<u32>,
     /// Judge the moves with this UCI engine (e.g. /usr/games/stockfish), as `eval --judge`.
     #[arg(long, value_name = "CMD")]
     judge: Option<String>,
@@ -103,6 +107,7 @@ pub fn run(args: Args) -> Result<()> {
         temperatures: args.temperatures.clone(),
         ratios: args.ratios.clone(),
         loss: args.loss,
+        hidden: args.hidden,
         seed: cfg.reuse.seed.unwrap_or(1),
     };
     let policies = policies(&cfg, &settings).map_err(anyhow::Error::msg)?;

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::adapt::reuse::ReuseConfig;
-use crate::model::{LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
+use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
 use crate::revise::ReviseConfig;
 
 /// How the engine picks its move among the legal ones.
@@ -104,42 +104,73 @@ pub struct Level {
 /// error. The engine errs where the model's players are tempted to, with their likeliest
 /// error, and otherwise plays their likeliest move, so that it matches more of their moves than
 /// a draw erring as often (`docs/levels.md`, "The errors rule (stop 31)").
+///
+/// With `hidden`, only errors the search does not see at two plies count (their loss there is
+/// under `hidden` centipawns): the ones a player misses because the refutation lies deeper.
+/// An error that shows at two plies (a piece left to a capture) is then never chosen while any
+/// other move remains.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Errors {
     /// What counts as an error: a loss of at least this many centipawns by the search.
     pub loss: u32,
     /// How tempting an error must be: its probability against the likeliest sound move's.
     pub ratio: f64,
+    /// Only errors whose loss after two plies is under this many centipawns (none: all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<u32>,
+}
+
+/// A move's losses by the search, in centipawns: at its last iteration and after two plies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Losses {
+    /// At the last completed iteration.
+    pub last: f64,
+    /// At the second iteration (two plies and the quiescence search).
+    pub shallow: f64,
 }
 
 impl Errors {
-    /// The move played among moves of probabilities `p` and search losses `losses` (in
-    /// centipawns): an index into both, and whether it is an error. `None` without moves.
-    pub fn choose(&self, p: &[f64], losses: &[f64]) -> Option<(usize, bool)> {
-        let likeliest = |error: bool| {
+    /// The move played among moves of probabilities `p` and search `losses`: an index into
+    /// both, and whether it is an error. `None` without moves.
+    pub fn choose(&self, p: &[f64], losses: &[Losses]) -> Option<(usize, bool)> {
+        // 0: sound, 1: an error the rule may play, 2: an error it avoids.
+        let class = |l: &Losses| {
+            if l.last < f64::from(self.loss) {
+                0
+            } else if self.hidden.is_none_or(|h| l.shallow < f64::from(h)) {
+                1
+            } else {
+                2
+            }
+        };
+        let likeliest = |keep: &dyn Fn(u8) -> bool| {
             p.iter()
                 .zip(losses)
                 .enumerate()
-                .filter(|(_, (_, l))| (**l >= f64::from(self.loss)) == error)
+                .filter(|(_, (_, l))| keep(class(l)))
                 .max_by(|a, b| a.1.0.total_cmp(b.1.0))
                 .map(|(i, (q, _))| (i, *q))
         };
-        match (likeliest(false), likeliest(true)) {
+        match (likeliest(&|c| c == 0), likeliest(&|c| c == 1)) {
             (Some((_, q)), Some((error, e))) if e > 0.0 && e >= self.ratio * q => {
                 Some((error, true))
             }
             (Some((sound, _)), _) => Some((sound, false)),
             (None, Some((error, _))) => Some((error, true)),
-            (None, None) => None,
+            (None, None) => likeliest(&|_| true).map(|(i, _)| (i, true)),
         }
     }
 
-    /// [`Errors::choose`] with each move's loss read from its evidence `features` (the
-    /// search's last-iteration loss, in pawns); move 0 without moves.
+    /// [`Errors::choose`] with each move's losses read from its evidence `features` (the
+    /// search's losses at the last iteration and after two plies, in pawns); move 0 without
+    /// moves.
     pub fn choose_by_evidence(&self, p: &[f64], features: &[[f64; N_FEATURES]]) -> (usize, bool) {
-        let losses: Vec<f64> = features
+        let losses: Vec<Losses> = features
             .iter()
-            .map(|x| x[LOSS_LAST_FEATURE] * 100.0)
+            .map(|x| Losses {
+                last: x[LOSS_LAST_FEATURE] * 100.0,
+                shallow: x[LOSS_2_FEATURE] * 100.0,
+            })
             .collect();
         self.choose(p, &losses).unwrap_or((0, false))
     }
@@ -361,8 +392,14 @@ mod params_tests {
                         .strip_prefix("loss ≥ ")
                         .and_then(|r| r.split_once(" cp, ratio "))
                         .unwrap_or_else(|| panic!("README errors {errors:?}"));
+                    // "…, hidden < H cp" when only errors hidden at two plies count.
+                    let (ratio, hidden) = match rule.1.split_once(", hidden < ") {
+                        Some((r, h)) => (r, h.strip_suffix(" cp").and_then(|h| h.parse().ok())),
+                        None => (rule.1, None),
+                    };
                     assert_eq!(rule.0.parse::<u32>().ok(), Some(e.loss), "{row:?}");
-                    assert_eq!(rule.1.parse::<f64>().ok(), Some(e.ratio), "{row:?}");
+                    assert_eq!(ratio.parse::<f64>().ok(), Some(e.ratio), "{row:?}");
+                    assert_eq!(hidden, e.hidden, "{row:?}");
                     assert_eq!(temperature, "—", "{row:?}");
                 }
             }
@@ -382,14 +419,22 @@ mod params_tests {
         assert_eq!(next_elo - 1, cfg.elo_range().expect("levels").1);
     }
 
+    /// Losses with nothing to see after two plies.
+    fn deep(last: &[f64]) -> Vec<Losses> {
+        last.iter()
+            .map(|&last| Losses { last, shallow: 0.0 })
+            .collect()
+    }
+
     #[test]
     fn the_errors_rule_plays_the_likeliest_sound_move_unless_an_error_tempts_enough() {
         let rule = Errors {
             loss: 200,
             ratio: 0.25,
+            hidden: None,
         };
         // Losses in centipawns: moves 1 and 3 are errors.
-        let losses = [0.0, 300.0, 40.0, 200.0];
+        let losses = deep(&[0.0, 300.0, 40.0, 200.0]);
         // The likeliest error (move 3, 0.1) is below a quarter of the likeliest sound move's 0.6.
         assert_eq!(
             rule.choose(&[0.6, 0.05, 0.25, 0.1], &losses),
@@ -413,10 +458,50 @@ mod params_tests {
             Some((3, true))
         );
         // Only errors, or only sound moves, or a probability-0 error: no choice to make.
-        assert_eq!(rule.choose(&[0.3, 0.7], &[500.0, 900.0]), Some((1, true)));
-        assert_eq!(rule.choose(&[0.3, 0.7], &[0.0, 10.0]), Some((1, false)));
-        assert_eq!(rule.choose(&[1.0, 0.0], &[0.0, 900.0]), Some((0, false)));
+        assert_eq!(
+            rule.choose(&[0.3, 0.7], &deep(&[500.0, 900.0])),
+            Some((1, true))
+        );
+        assert_eq!(
+            rule.choose(&[0.3, 0.7], &deep(&[0.0, 10.0])),
+            Some((1, false))
+        );
+        assert_eq!(
+            rule.choose(&[1.0, 0.0], &deep(&[0.0, 900.0])),
+            Some((0, false))
+        );
         assert_eq!(rule.choose(&[], &[]), None);
+    }
+
+    #[test]
+    fn hidden_errors_are_the_only_ones_played_when_asked() {
+        let rule = Errors {
+            loss: 200,
+            ratio: 0.25,
+            hidden: Some(100),
+        };
+        let l = |last, shallow| Losses { last, shallow };
+        // Move 1 loses 3 pawns and shows it at two plies; move 3 loses 2 and hides it there.
+        let losses = [l(0.0, 0.0), l(300.0, 300.0), l(20.0, 0.0), l(200.0, 50.0)];
+        // The tempting shown error is passed over; the hidden one is played when it tempts.
+        assert_eq!(
+            rule.choose(&[0.5, 0.4, 0.05, 0.05], &losses),
+            Some((0, false))
+        );
+        assert_eq!(
+            Errors {
+                hidden: None,
+                ..rule
+            }
+            .choose(&[0.5, 0.4, 0.05, 0.05], &losses),
+            Some((1, true))
+        );
+        assert_eq!(rule.choose(&[0.4, 0.3, 0.1, 0.2], &losses), Some((3, true)));
+        // Only shown errors: the likeliest of them, an error still.
+        assert_eq!(
+            rule.choose(&[0.3, 0.7], &[l(500.0, 500.0), l(900.0, 900.0)]),
+            Some((1, true))
+        );
     }
 
     #[test]
@@ -425,6 +510,7 @@ mod params_tests {
         let rule = Errors {
             loss: 150,
             ratio: 0.5,
+            hidden: None,
         };
         for level in &mut cfg.levels {
             level.errors = Some(rule);
@@ -477,7 +563,18 @@ mod params_tests {
             EngineConfig::load(&path).expect("errors").errors,
             Some(Errors {
                 loss: 200,
-                ratio: 0.1
+                ratio: 0.1,
+                hidden: None,
+            })
+        );
+        std::fs::write(&path, "errors = { loss = 200, ratio = 0.1, hidden = 80 }\n")
+            .expect("write");
+        assert_eq!(
+            EngineConfig::load(&path).expect("hidden errors").errors,
+            Some(Errors {
+                loss: 200,
+                ratio: 0.1,
+                hidden: Some(80),
             })
         );
         std::fs::write(&path, "errors = { loss = 200, ratio = -1.0 }\n").expect("write");

@@ -53,11 +53,21 @@ fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
     ));
     if let Some((level, elo)) = &t.level {
         let errs = match level.errors {
-            Some(e) => format!(
-                "errors (a loss of {} by the search) played when at least {} times as probable as the likeliest sound move",
-                describe_value(i32::try_from(e.loss).unwrap_or(i32::MAX)).trim_start_matches('+'),
-                e.ratio
-            ),
+            Some(e) => {
+                let pawns = |cp: u32| {
+                    describe_value(i32::try_from(cp).unwrap_or(i32::MAX))
+                        .trim_start_matches('+')
+                        .to_string()
+                };
+                let hidden = e.hidden.map_or(String::new(), |h| {
+                    format!(" and under {} after two plies", pawns(h))
+                });
+                format!(
+                    "errors (a loss of {} by the search{hidden}) played when at least {} times as probable as the likeliest sound move",
+                    pawns(e.loss),
+                    e.ratio
+                )
+            }
             None => format!("temperature {:.2}", level.temperature),
         };
         out.push(format!(

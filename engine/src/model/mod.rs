@@ -72,6 +72,10 @@ pub const N_FEATURES: usize = 29;
 /// Index of the first search feature: the ones before it come from the case base.
 pub const FIRST_SEARCH_FEATURE: usize = 2 * FAMILIES + 2;
 
+/// Index of `loss_2`: the move's loss after two plies, in pawns.
+pub const LOSS_2_FEATURE: usize = FIRST_SEARCH_FEATURE + 1;
+const _: () = assert!(matches!(FEATURES[LOSS_2_FEATURE].as_bytes(), b"loss_2"));
+
 /// Index of `loss_last`: the move's loss at the search's last iteration, in pawns.
 pub const LOSS_LAST_FEATURE: usize = FIRST_SEARCH_FEATURE + 4;
 const _: () = assert!(matches!(
