@@ -211,7 +211,8 @@ pub struct Row {
     /// paired 95 % interval: (difference, low, high). `None` for the humans and the first row.
     pub delta: Option<(f64, f64, f64)>,
     /// Share of its moves that the evidence's own search found at least [`BLUNDER_PAWNS`]
-    /// worse than the best (the errors rule's measure of an error).
+    /// worse than the best at its last iteration. A lower bound: beyond two plies the search
+    /// gives a move outside its margin (100 cp) only a bound, about a pawn below the best.
     pub search_blunders: f64,
     /// The judge's verdict, when judged.
     pub judged: Option<Verdict>,

@@ -133,31 +133,39 @@ impl Errors {
     /// The move played among moves of probabilities `p` and search `losses`: an index into
     /// both, and whether it is an error. `None` without moves.
     pub fn choose(&self, p: &[f64], losses: &[Losses]) -> Option<(usize, bool)> {
-        // 0: sound, 1: an error the rule may play, 2: an error it avoids.
-        let class = |l: &Losses| {
+        #[derive(PartialEq)]
+        enum Kind {
+            Sound,
+            /// An error the rule may play.
+            Error,
+            /// An error that shows at two plies, with `hidden` set: played only when nothing
+            /// else is left.
+            Shown,
+        }
+        let kind = |l: &Losses| {
             if l.last < f64::from(self.loss) {
-                0
+                Kind::Sound
             } else if self.hidden.is_none_or(|h| l.shallow < f64::from(h)) {
-                1
+                Kind::Error
             } else {
-                2
+                Kind::Shown
             }
         };
-        let likeliest = |keep: &dyn Fn(u8) -> bool| {
+        let likeliest = |of: Option<Kind>| {
             p.iter()
                 .zip(losses)
                 .enumerate()
-                .filter(|(_, (_, l))| keep(class(l)))
+                .filter(|(_, (_, l))| of.as_ref().is_none_or(|k| kind(l) == *k))
                 .max_by(|a, b| a.1.0.total_cmp(b.1.0))
                 .map(|(i, (q, _))| (i, *q))
         };
-        match (likeliest(&|c| c == 0), likeliest(&|c| c == 1)) {
+        match (likeliest(Some(Kind::Sound)), likeliest(Some(Kind::Error))) {
             (Some((_, q)), Some((error, e))) if e > 0.0 && e >= self.ratio * q => {
                 Some((error, true))
             }
             (Some((sound, _)), _) => Some((sound, false)),
             (None, Some((error, _))) => Some((error, true)),
-            (None, None) => likeliest(&|_| true).map(|(i, _)| (i, true)),
+            (None, None) => likeliest(None).map(|(i, _)| (i, true)),
         }
     }
 
