@@ -214,4 +214,33 @@ fn frontier_reports_damaged_evidence_a_missing_level_and_empty_filters_in_one_li
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
+    // `--hidden` takes centipawns or `off` (level 1800's rule without its `hidden`).
+    for hidden in ["off", "80"] {
+        let args = [
+            "frontier",
+            "--evidence",
+            ev,
+            "--elo",
+            "1800",
+            "--ratios",
+            "0.1",
+        ];
+        let out = run(&[&args[..], &["--hidden", hidden]].concat());
+        assert!(out.status.success(), "{hidden}: {}", stderr(&out));
+    }
+    let out = run(&[
+        "frontier",
+        "--evidence",
+        ev,
+        "--elo",
+        "1800",
+        "--hidden",
+        "lots",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("\"lots\" is neither centipawns nor off"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -89,9 +89,9 @@ pub struct Settings {
     pub ratios: Vec<f64>,
     /// What the rule counts as an error, centipawns (default: the level's, else 200).
     pub loss: Option<u32>,
-    /// The rule plays only errors hidden at two plies, under this many centipawns there
-    /// (default: the level's, else every error).
-    pub hidden: Option<u32>,
+    /// Whether the rule plays only errors hidden at two plies: `None` as the level does,
+    /// `Some(Some(h))` those under `h` centipawns there, `Some(None)` every error.
+    pub hidden: Option<Option<u32>>,
     /// The draws' seed.
     pub seed: u64,
 }
@@ -136,7 +136,9 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
         .loss
         .or(level.errors.map(|e| e.loss))
         .unwrap_or(200);
-    let hidden = settings.hidden.or(level.errors.and_then(|e| e.hidden));
+    let hidden = settings
+        .hidden
+        .unwrap_or(level.errors.and_then(|e| e.hidden));
     if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
         return Err(format!("--search-weights: {w} is not a weight ≥ 0"));
     }
@@ -781,6 +783,34 @@ mod tests {
         cfg.elo = Some(1600);
         let ps = policies(&cfg, &Settings::default()).expect("policies");
         assert_eq!(ps.len(), 2, "default and most probable");
+        // The rule's rows take the level's `hidden` unless the settings say otherwise, "every
+        // error" included.
+        let hidden_of = |hidden: Option<Option<u32>>, level: Option<u32>| {
+            let mut at = cfg.clone();
+            for l in at.levels.iter_mut().filter(|l| l.elo == 1600) {
+                l.errors = Some(Errors {
+                    loss: 101,
+                    ratio: 0.1,
+                    hidden: level,
+                });
+            }
+            let settings = Settings {
+                ratios: vec![0.1],
+                hidden,
+                ..Settings::default()
+            };
+            match policies(&at, &settings).expect("policies").last() {
+                Some(Policy {
+                    choice: Choice::Rule(e),
+                    ..
+                }) => e.hidden,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(hidden_of(None, Some(50)), Some(50));
+        assert_eq!(hidden_of(Some(None), Some(50)), None);
+        assert_eq!(hidden_of(Some(Some(80)), None), Some(80));
+        assert_eq!(hidden_of(None, None), None);
         // Bad settings and a missing level are errors, not panics.
         let bad = Settings {
             ratios: vec![-1.0],

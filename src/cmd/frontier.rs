@@ -49,9 +49,9 @@ pub struct Args {
     #[arg(long, value_name = "CP")]
     loss: Option<u32>,
     /// The errors rule plays only errors hidden at two plies: their loss there under this many
-    /// centipawns (default: the level's, else every error).
-    #[arg(long, value_name = "CP")]
-    hidden: Option<u32>,
+    /// centipawns, or `off` for every error (default: as the level does).
+    #[arg(long, value_name = "CP|off")]
+    hidden: Option<Hidden>,
     /// Judge the moves with this UCI engine (e.g. /usr/games/stockfish), as `eval --judge`.
     #[arg(long, value_name = "CMD")]
     judge: Option<String>,
@@ -107,7 +107,7 @@ pub fn run(args: Args) -> Result<()> {
         temperatures: args.temperatures.clone(),
         ratios: args.ratios.clone(),
         loss: args.loss,
-        hidden: args.hidden,
+        hidden: args.hidden.map(|h| h.0),
         seed: cfg.reuse.seed.unwrap_or(1),
     };
     let policies = policies(&cfg, &settings).map_err(anyhow::Error::msg)?;
@@ -267,4 +267,22 @@ fn print_report(f: &Frontier, cfg: &EngineConfig) {
          of at least 200 cp and mean loss by the judge; Δcases: matching with the case base \
          minus with a one-game case base, when the evidence was gathered with fit --ablation)"
     );
+}
+
+/// `--hidden`: a threshold in centipawns, or `off`.
+#[derive(Clone, Copy, Debug)]
+struct Hidden(Option<u32>);
+
+impl std::str::FromStr for Hidden {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Hidden, String> {
+        match s {
+            "off" => Ok(Hidden(None)),
+            _ => s
+                .parse()
+                .map(|cp| Hidden(Some(cp)))
+                .map_err(|_| format!("{s:?} is neither centipawns nor off")),
+        }
+    }
 }
