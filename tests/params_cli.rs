@@ -86,3 +86,19 @@ fn uci_setoption_params_loads_the_file() {
     );
     assert!(lines.iter().any(|l| l.starts_with("bestmove ")));
 }
+
+#[test]
+fn a_one_shot_go_of_100_ms_scans_the_whole_default_case_base() {
+    // The scan's share of the time starts when the scan does, not when the process did
+    // (loading the embedded case base comes first).
+    let v = common::run_json(&[
+        "go",
+        "--fen",
+        "r2q1rk1/pp1nbppp/2p1pn2/3p4/2PP1B2/2N1PN1P/PP3PP1/R2QKB1R w KQ - 1 9",
+        "--movetime",
+        "100",
+        "--json",
+    ]);
+    assert!(v["total"].as_u64().expect("total") > 1_000_000, "{v}");
+    assert_eq!(v["scanned"], v["total"], "{v}");
+}

@@ -757,3 +757,60 @@ fn a_return_to_an_earlier_position_of_the_game_scores_as_a_draw() {
         e.quit();
     }
 }
+
+/// The `scanned X of Y` figures of an explanation.
+fn scanned(lines: &[String]) -> (u64, u64) {
+    let line = lines
+        .iter()
+        .find(|l| l.contains("scanned "))
+        .unwrap_or_else(|| panic!("no scan reported: {lines:#?}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "scanned").expect("scanned");
+    (
+        words[at + 1].parse().expect("a count"),
+        words[at + 3].parse().expect("a total"),
+    )
+}
+
+#[test]
+fn the_first_go_after_isready_scans_the_whole_case_base() {
+    // A client that sends everything at once, before the case base has loaded: the `go` is
+    // read while the engine is still loading, but its clock starts at `readyok`.
+    let mut e = Engine::start(&[]);
+    for line in [
+        "uci",
+        "isready",
+        "position fen r2q1rk1/pp1nbppp/2p1pn2/3p4/2PP1B2/2N1PN1P/PP3PP1/R2QKB1R w KQ - 1 9",
+        "go movetime 100",
+    ] {
+        e.send(line);
+    }
+    let lines = e.until("bestmove");
+    let (n, total) = scanned(&lines);
+    assert!(total > 1_000_000, "{total}");
+    assert_eq!(n, total, "{lines:#?}");
+    e.quit();
+}
+
+#[test]
+fn the_best_style_gives_multipv_lines_with_exact_scores() {
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send("setoption name Style value best");
+    e.send("setoption name MultiPV value 3");
+    e.send("position startpos moves e2e4 e7e5 g1f3");
+    let (info, mv) = e.go("go depth 6");
+    let last: Vec<&String> = info.iter().filter(|l| l.contains(" multipv ")).collect();
+    assert_eq!(last.len(), 3, "{info:#?}");
+    let cp = |l: &str| -> i32 {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let at = w.iter().position(|x| *x == "cp").expect("a cp score");
+        w[at + 1].parse().expect("a number")
+    };
+    assert!(
+        cp(last[0]) >= cp(last[1]) && cp(last[1]) >= cp(last[2]),
+        "{last:#?}"
+    );
+    assert!(last[0].contains(&format!(" pv {mv}")), "{last:#?} {mv}");
+    e.quit();
+}

@@ -266,12 +266,12 @@ pub struct SearchBenchRow {
 /// table as `policy` says.
 pub fn search_bench(depth: u32, policy: TablePolicy, margin: Option<i32>) -> SearchBenchRow {
     use precedent::position::play_moves;
+    use precedent::revise::Memory;
     use precedent::revise::search::{SearchLimits, Searcher};
-    use precedent::revise::tt::TranspositionTable;
     use shakmaty::{Chess, Position};
 
     let mut persistent = match policy {
-        TablePolicy::Persistent(mb) => Some(TranspositionTable::new(mb)),
+        TablePolicy::Persistent(mb) => Some(Memory::new(mb)),
         TablePolicy::FreshEveryMove => None,
     };
     let (mut nodes, mut positions) = (0, 0);
@@ -290,7 +290,7 @@ pub fn search_bench(depth: u32, policy: TablePolicy, margin: Option<i32>) -> Sea
             let tt = match persistent.as_mut() {
                 Some(tt) => tt,
                 None => {
-                    fresh = TranspositionTable::new(4);
+                    fresh = Memory::new(4);
                     &mut fresh
                 }
             };

@@ -21,7 +21,7 @@ use precedent::engine::{ThinkLimits, think};
 use precedent::pgn::{InputError, Selection, SkipReason, for_each_game};
 use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
-use precedent::revise::tt::TranspositionTable;
+use precedent::revise::Memory;
 
 /// A position to evaluate on: what the human played there.
 #[derive(Clone, Debug)]
@@ -396,8 +396,8 @@ pub fn report(
 thread_local! {
     /// Each evaluation thread's transposition table (4 MB, the size the search used to allocate
     /// for every move).
-    static EVAL_TT: std::cell::RefCell<TranspositionTable> =
-        std::cell::RefCell::new(TranspositionTable::new(4));
+    static EVAL_TT: std::cell::RefCell<Memory> =
+        std::cell::RefCell::new(Memory::new(4));
 }
 
 /// The reasoner's move for each position, in parallel; seeded per position. `done` is called

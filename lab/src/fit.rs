@@ -28,8 +28,8 @@ use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards, probabi
 use precedent::model::{FEATURES, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, Smoothing, evidence};
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
+use precedent::revise::Memory;
 use precedent::revise::search::Iteration;
-use precedent::revise::tt::TranspositionTable;
 
 /// What is gathered for one position: the position, the human's move, the nearest cases'
 /// votes, and the search's values of every move at every iteration. The case base's other
@@ -81,8 +81,8 @@ pub struct Item {
 }
 
 thread_local! {
-    static FIT_TT: std::cell::RefCell<TranspositionTable> =
-        std::cell::RefCell::new(TranspositionTable::new(4));
+    static FIT_TT: std::cell::RefCell<Memory> =
+        std::cell::RefCell::new(Memory::new(4));
 }
 
 fn uci(m: &Move) -> String {

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use precedent::adapt::reuse::NoLegalMove;
 use precedent::engine::explain::explain;
 use precedent::engine::{ThinkLimits, Thought, think};
+use precedent::revise::Memory;
 use precedent::revise::describe_value;
-use precedent::revise::tt::TranspositionTable;
 use shakmaty::{CastlingMode, Chess};
 
 use super::reasoner_args::ReasonerArgs;
@@ -51,7 +51,7 @@ pub fn run(args: Args) -> Result<()> {
         deadline: Some(Instant::now() + Duration::from_millis(args.movetime)),
         ..ThinkLimits::default()
     };
-    let mut tt = TranspositionTable::default();
+    let mut tt = Memory::default();
     let thought = match think(&cb, &game, &cfg, limits, CastlingMode::Standard, &mut tt) {
         Ok(t) => t,
         Err(e @ (NoLegalMove::Checkmate | NoLegalMove::Stalemate)) => {

@@ -142,9 +142,37 @@ pub struct Decision {
     pub seed: u64,
     /// No case could be retrieved (empty case base): the first legal move was played.
     pub fallback: bool,
+    /// Why the cases were not consulted, when they were not (they could not change the move).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_consulted: Option<&'static str>,
 }
 
 impl Decision {
+    /// A decision the cases were not asked for (`why`: they could not change `mv`, the move
+    /// played), of a case base of `total` cases.
+    pub fn not_consulted(
+        mv: Move,
+        castling: CastlingMode,
+        total: u64,
+        why: &'static str,
+    ) -> Decision {
+        Decision {
+            bestmove: uci(&mv, castling),
+            mv,
+            candidates: Vec::new(),
+            cases: Vec::new(),
+            score256: 0,
+            ties: 0,
+            scanned: 0,
+            pruned: 0,
+            total,
+            elapsed: Duration::ZERO,
+            seed: 0,
+            fallback: false,
+            not_consulted: Some(why),
+        }
+    }
+
     /// The winning candidate (absent only for a fallback).
     pub fn winner(&self) -> Option<&Candidate> {
         self.candidates.first()
@@ -307,6 +335,7 @@ pub fn reuse(
         elapsed: started.elapsed(),
         seed,
         fallback,
+        not_consulted: None,
     })
 }
 

@@ -179,6 +179,12 @@ fn decision(d: &Decision) -> Vec<String> {
         out.push("the case base is empty: playing the first legal move".to_string());
         return out;
     }
+    if let Some(why) = d.not_consulted {
+        out.push(format!(
+            "cases: not consulted ({why}: they could not change the move)"
+        ));
+        return out;
+    }
     let Some(w) = d.winner() else { return out };
     if let Some(c) = d.cases.get(w.best_case) {
         out.extend(case_lines(c));

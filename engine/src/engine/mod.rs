@@ -18,20 +18,29 @@ use crate::engine::config::{EngineConfig, Level, Style};
 use crate::model::{Evidence, FIRST_SEARCH_FEATURE, N_FEATURES, evidence, most_probable};
 use crate::position::{Game, legal_moves_within};
 use crate::revise::search::{RootResult, mate_in};
-use crate::revise::tt::TranspositionTable;
-use crate::revise::{ReviseLimits, Revised, analyse, revise};
+use crate::revise::{Memory, ReviseLimits, Revised, analyse, revise, search_best};
 
 /// Search depth when a caller gives no limit of any kind.
 pub const UNLIMITED_DEPTH: u32 = 6;
 
-/// Share of the budget the retrieval scan may use before the search starts.
+/// Share of the budget the retrieval scan may use before the move model's search starts.
 pub const RETRIEVAL_SHARE: f64 = 0.4;
+
+/// Share of the budget the `best` style keeps for the cases after its search (the scan, and
+/// the checks of the candidates voted above the search's move).
+pub const CASES_SHARE: f64 = 0.05;
 
 /// When a move must be ready.
 #[derive(Clone, Copy, Default)]
 pub struct ThinkLimits<'a> {
     /// The move is due at this instant (`None`: no clock).
     pub deadline: Option<Instant>,
+    /// When the move should be ready, if the clock leaves a choice (the `best` style scales it
+    /// by how settled its search is; the move model's styles think until twice it).
+    pub optimum: Option<Instant>,
+    /// How many principal lines the `best` style's search keeps exact (UCI `MultiPV`; 0 or 1:
+    /// one).
+    pub multipv: usize,
     /// Stop as soon as possible when set (UCI `stop`).
     pub stop: Option<&'a AtomicBool>,
     /// Consider only these moves (UCI `searchmoves`).
@@ -188,11 +197,11 @@ fn revise_limits<'a>(limits: &ThinkLimits<'a>, history: &'a [u64]) -> ReviseLimi
     }
 }
 
-/// Thinks about the position of `game`; the search uses (and fills) `tt`.
+/// Thinks about the position of `game`; the search uses (and fills) `memory`.
 ///
 /// With revise off, the nearest cases' vote decides (the thesis' reasoner). With revise on, the
-/// style decides: `best` checks the best-voted candidates with the search and plays the best
-/// within the tolerance; `imitate` and `human` search every move, combine what the search and
+/// style decides: `best` searches every move, then plays the best-voted candidate within the
+/// tolerance of the best value; `imitate` and `human` search every move, combine what the search and
 /// the case base say in the move model and play its most probable move, or a move drawn from
 /// its probabilities.
 pub fn think(
@@ -201,57 +210,155 @@ pub fn think(
     cfg: &EngineConfig,
     limits: ThinkLimits<'_>,
     castling: CastlingMode,
-    tt: &mut TranspositionTable,
+    memory: &mut Memory,
 ) -> Result<Thought, NoLegalMove> {
     let started = Instant::now();
     let (resolved, choice) = cfg.resolved();
     let level = choice.map(|c| (c.level.clone(), c.elo));
     let cfg = &*resolved;
-    let pos = &game.position;
     let revising = cfg.revise.enabled;
-    let decision = retrieve_and_reuse(cb, pos, cfg, &limits, castling, revising)?;
     let modelled = revising && cfg.style != Style::Best && !cfg.model.is_empty();
-    let (revised, judged) = if modelled {
-        (None, Some(judge(cb, game, &decision, cfg, &limits, tt)))
-    } else if revising {
-        let revised = revise(
-            pos,
-            &decision,
-            &cfg.revise,
-            revise_limits(&limits, &game.history),
-            castling,
-            tt,
-        );
-        (revised, None)
-    } else {
-        (None, None)
+    if revising && !modelled {
+        return think_best(cb, game, cfg, &limits, castling, memory, started);
+    }
+    // The move model's styles think until twice the optimum, as they were calibrated.
+    let limits = ThinkLimits {
+        deadline: match (limits.deadline, limits.optimum) {
+            (Some(d), Some(o)) => Some(d.min(o + o.saturating_duration_since(started))),
+            (d, _) => d,
+        },
+        ..limits
     };
-    let (mv, score) = match (&judged, &revised) {
-        (Some(j), _) => {
+    let pos = &game.position;
+    let decision = retrieve_and_reuse(cb, pos, cfg, &limits, castling, revising)?;
+    let judged = modelled.then(|| judge(cb, game, &decision, cfg, &limits, memory));
+    let (mv, score) = match &judged {
+        Some(j) => {
             let mv = j.evidence.moves[j.chosen];
             let score = j
                 .value(j.chosen)
                 .map_or(EngineScore::Cp(0), |(v, _)| EngineScore::from_value(v));
             (mv, score)
         }
-        (None, Some(r)) => (r.mv, EngineScore::from_value(r.value)),
-        (None, None) => {
-            let cp = decision
-                .winner()
-                .and_then(|w| w.expected)
-                .map_or(0, expected_to_cp);
-            (decision.mv, EngineScore::Cp(cp))
-        }
+        None => (decision.mv, cases_score(&decision)),
     };
     Ok(Thought {
         decision,
-        revised,
+        revised: None,
         judged,
         style: if modelled { cfg.style } else { Style::Best },
         level: level.filter(|_| modelled),
         bestmove: mv.to_uci(castling).to_string(),
         mv,
         score,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// The cases' own score for their move: their expected result as centipawns.
+fn cases_score(decision: &Decision) -> EngineScore {
+    let cp = decision
+        .winner()
+        .and_then(|w| w.expected)
+        .map_or(0, expected_to_cp);
+    EngineScore::Cp(cp)
+}
+
+/// The `best` style: the search first, over every legal move, to the optimum scaled by its
+/// stability or to the deadline less the cases' share; then the cases, with the time left,
+/// which break ties among the moves the search rates best (within the tolerance). When the
+/// cases cannot change the move (a single legal move, or a mate found), they are not consulted.
+fn think_best(
+    cb: &CaseBase,
+    game: &Game,
+    cfg: &EngineConfig,
+    limits: &ThinkLimits<'_>,
+    castling: CastlingMode,
+    memory: &mut Memory,
+    started: Instant,
+) -> Result<Thought, NoLegalMove> {
+    let pos = &game.position;
+    let legal = legal_moves_within(pos, limits.moves);
+    if legal.is_empty() {
+        return Err(if pos.is_check() {
+            NoLegalMove::Checkmate
+        } else {
+            NoLegalMove::Stalemate
+        });
+    }
+    let reserve = limits
+        .deadline
+        .map(|d| d.saturating_duration_since(started).mul_f64(CASES_SHARE));
+    let mut search_limits = revise_limits(limits, &game.history);
+    search_limits.soft = limits.optimum;
+    search_limits.hard = limits.deadline.zip(reserve).map(|(d, r)| d - r);
+    let result = search_best(
+        pos,
+        &cfg.revise,
+        search_limits,
+        limits.multipv.max(1),
+        memory,
+    );
+    let reuse_limits = |deadline: Option<Instant>| ReuseLimits {
+        deadline,
+        stop: None,
+        moves: limits.moves,
+    };
+    let Some(result) = result else {
+        // Not even depth 1 in time: the cases decide alone.
+        let decision = reuse(cb, pos, &cfg.reuse, reuse_limits(limits.deadline), castling)?;
+        return Ok(Thought {
+            score: cases_score(&decision),
+            bestmove: decision.bestmove.clone(),
+            mv: decision.mv,
+            decision,
+            revised: None,
+            judged: None,
+            style: Style::Best,
+            level: None,
+            elapsed: started.elapsed(),
+        });
+    };
+    let decided = if legal.len() == 1 {
+        Some("the only legal move")
+    } else if mate_in(result.best.value).is_some() {
+        Some("the search found a mate")
+    } else {
+        None
+    };
+    let decision = match decided {
+        Some(why) => Decision::not_consulted(result.best.mv, castling, cb.len() as u64, why),
+        None => {
+            let now = Instant::now();
+            let deadline = limits
+                .deadline
+                .map(|d| d.min(now + reserve.unwrap_or_default()));
+            reuse(cb, pos, &cfg.reuse, reuse_limits(deadline), castling)?
+        }
+    };
+    let check_limits = ReviseLimits {
+        soft: None,
+        hard: limits.deadline,
+        ..revise_limits(limits, &game.history)
+    };
+    let revised = revise(
+        pos,
+        decided.is_none().then_some(&decision),
+        &result,
+        &cfg.revise,
+        check_limits,
+        castling,
+        memory,
+    );
+    Ok(Thought {
+        score: EngineScore::from_value(revised.value),
+        bestmove: revised.bestmove.clone(),
+        mv: revised.mv,
+        decision,
+        revised: Some(revised),
+        judged: None,
+        style: Style::Best,
+        level: None,
         elapsed: started.elapsed(),
     })
 }
@@ -265,10 +372,10 @@ pub fn judge_position(
     cfg: &EngineConfig,
     limits: ThinkLimits<'_>,
     castling: CastlingMode,
-    tt: &mut TranspositionTable,
+    memory: &mut Memory,
 ) -> Result<(Decision, Judgement), NoLegalMove> {
     let decision = retrieve_and_reuse(cb, &game.position, cfg, &limits, castling, true)?;
-    let judged = judge(cb, game, &decision, cfg, &limits, tt);
+    let judged = judge(cb, game, &decision, cfg, &limits, memory);
     Ok((decision, judged))
 }
 
@@ -312,7 +419,7 @@ fn judge(
     decision: &Decision,
     cfg: &EngineConfig,
     limits: &ThinkLimits<'_>,
-    tt: &mut TranspositionTable,
+    memory: &mut Memory,
 ) -> Judgement {
     let pos = &game.position;
     let legal = legal_moves_within(pos, limits.moves);
@@ -324,7 +431,7 @@ fn judge(
         cfg.revise.margin,
         revise_limits(limits, &game.history),
         cfg.revise.max_depth,
-        tt,
+        memory,
     );
     let ctx = MoveContext {
         ply: game.ply(),

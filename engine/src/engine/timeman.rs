@@ -8,6 +8,12 @@
 //! no new iteration after half of its time (an iteration costs about as much as all before it),
 //! so a move ends on average near the share; never more than a fixed fraction of what is left;
 //! minus the GUI's `Move Overhead`.
+//!
+//! The `best` style plans instead ([`plan`]): the even share is the time a move should take
+//! (the *optimum*, which the search scales by how settled its best move is), and a move may
+//! take up to [`MAX_OVER_OPTIMUM`] times that (the *maximum*, never more than
+//! [`MAX_FRACTION`] of the clock), where the search is cut off. `go movetime` has no optimum:
+//! the whole time is used.
 
 use std::time::Duration;
 
@@ -32,6 +38,45 @@ pub const SUDDEN_DEATH_MOVES: u32 = 25;
 pub const MAX_FRACTION: f64 = 0.4;
 /// The budget over the even share (the search stops starting iterations at half the budget).
 pub const BUDGET_OVER_SHARE: f64 = 2.0;
+
+/// The optimum over which a `best` move may go when its best move keeps changing.
+pub const MAX_OVER_OPTIMUM: f64 = 5.0;
+
+/// How long a `best` move should take and may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// What the move should take, before the search's scaling (`None`: the whole maximum).
+    pub optimum: Option<Duration>,
+    /// The most it may take.
+    pub maximum: Duration,
+}
+
+/// The `best` style's plan for this move, or `None` for no limit (infinite analysis, or no
+/// clock given). `overhead` is taken off both figures.
+pub fn plan(clock: &Clock, overhead: Duration) -> Option<Plan> {
+    if clock.infinite {
+        return None;
+    }
+    if let Some(mt) = clock.move_time {
+        return Some(Plan {
+            optimum: None,
+            maximum: mt.saturating_sub(overhead),
+        });
+    }
+    let remaining = clock.remaining?;
+    let moves = clock.moves_to_go.unwrap_or(SUDDEN_DEATH_MOVES).max(1);
+    let share = remaining / moves + clock.increment.mul_f64(0.75);
+    let cap = remaining.mul_f64(MAX_FRACTION);
+    let hard = remaining.saturating_sub(overhead);
+    Some(Plan {
+        optimum: Some(share.min(cap).saturating_sub(overhead).min(hard)),
+        maximum: share
+            .mul_f64(MAX_OVER_OPTIMUM)
+            .min(cap)
+            .saturating_sub(overhead)
+            .min(hard),
+    })
+}
 
 /// The time this move may take, or `None` for no limit (infinite analysis, or no clock given).
 /// `overhead` is what the GUI and the pipes lose per move; it is taken off every budget.
@@ -118,6 +163,40 @@ mod tests {
                         "{remaining} {inc} {mtg:?}: {b:?}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_best_style_plans_an_optimum_and_a_maximum() {
+        // 10+0.1 at the start: 10 s / 25 + 75 ms = 475 ms, five times that at most.
+        let p = plan(&clock(10_000, 100, None), ms(10)).expect("a plan");
+        assert_eq!(p.optimum, Some(ms(465)));
+        assert_eq!(p.maximum, ms(2365));
+        // Sudden death without increment: a 25th of the clock, five times that at most.
+        let p = plan(&clock(1_000, 0, None), ms(10)).expect("a plan");
+        assert_eq!((p.optimum, p.maximum), (Some(ms(30)), ms(190)));
+        // Two moves to the control: both figures are capped at 40 % of what is left.
+        let p = plan(&clock(1_000, 0, Some(2)), ms(10)).expect("a plan");
+        assert_eq!((p.optimum, p.maximum), (Some(ms(390)), ms(390)));
+        // movetime: all of it, no optimum to scale.
+        let mt = Clock {
+            move_time: Some(ms(1000)),
+            ..Clock::default()
+        };
+        assert_eq!(
+            plan(&mt, ms(10)),
+            Some(Plan {
+                optimum: None,
+                maximum: ms(990)
+            })
+        );
+        assert_eq!(plan(&Clock::default(), ms(10)), None);
+        for remaining in [1, 10, 100, 1000, 60_000] {
+            for inc in [0, 10, 1000] {
+                let p = plan(&clock(remaining, inc, None), ms(10)).expect("a plan");
+                assert!(p.optimum.expect("clock") <= p.maximum);
+                assert!(p.maximum.as_secs_f64() <= remaining as f64 / 1000.0 * MAX_FRACTION + 1e-9);
             }
         }
     }

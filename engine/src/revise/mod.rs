@@ -4,6 +4,8 @@
 //! best move only when every candidate is refuted.
 
 pub mod evaluate;
+pub mod history;
+pub mod picker;
 pub mod search;
 pub mod see;
 pub mod tt;
@@ -17,8 +19,8 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::adapt::reuse::Decision;
 use crate::position::legal_moves_within;
+pub use search::Memory;
 use search::{RootValue, SearchLimits, Searcher, mate_in};
-use tt::TranspositionTable;
 
 /// The revise stage's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
@@ -65,7 +67,8 @@ pub struct Verdict {
     pub mv: Move,
     /// Its share of the cases' votes.
     pub share: f64,
-    /// Centipawns from the mover (an upper bound when not exact).
+    /// Centipawns from the mover: exact for the search's best move; otherwise a lower bound
+    /// when accepted, an upper bound when rejected.
     pub value: i32,
     /// Whether `value` is exact.
     pub exact: bool,
@@ -91,7 +94,8 @@ pub struct Revised {
     pub search_value: i32,
     /// Every candidate was refuted: the search's own move was played.
     pub refuted_all: bool,
-    /// The verdict on each candidate, best-voted first.
+    /// The verdict on each candidate checked, best-voted first (none after the first
+    /// accepted).
     pub verdicts: Vec<Verdict>,
     /// Depth of the last completed iteration.
     pub depth: u32,
@@ -104,7 +108,7 @@ pub struct Revised {
     pub pv: Vec<Move>,
     /// It in UCI notation.
     pub pv_uci: Vec<String>,
-    /// Values of all root moves (for MultiPV), best first.
+    /// The search's principal lines (MultiPV), the move played first.
     #[serde(skip)]
     pub ranked: Vec<(Move, i32, Vec<Move>)>,
     /// Time the revision took, in ms.
@@ -143,7 +147,7 @@ pub fn analyse(
     margin: i32,
     limits: ReviseLimits<'_>,
     max_depth: u32,
-    tt: &mut TranspositionTable,
+    memory: &mut Memory,
 ) -> Option<search::RootResult> {
     let search_limits = SearchLimits {
         hard: limits.hard,
@@ -161,7 +165,7 @@ pub fn analyse(
             margin
         }
     };
-    Searcher::new(search_limits, tt).search_root(pos, root, root.len(), tolerance)
+    Searcher::new(search_limits, memory).search_root(pos, root, root.len(), tolerance)
 }
 
 /// Iterations of [`analyse`] that give every move within [`WIDE_MARGIN`] an exact value.
@@ -226,37 +230,22 @@ fn refutation(pos: &Chess, r: &RootValue, best: &RootValue, tolerance: i32) -> S
     }
 }
 
-/// Revises a decision: searches the candidates (best-voted first) and every other legal move,
-/// and picks the best-voted candidate within the tolerance of the best value. `None` when the
-/// search could not complete even depth 1 in time (the retrieval answer stands). The search
-/// reads and fills `tt`, which the caller keeps from move to move.
-pub fn revise(
+/// The `best` style's search: every legal move (or `limits.moves`), `multipv` exact principal
+/// lines, under `limits`. `None` when not even depth 1 completed. The search reads and fills
+/// `memory`, which the caller keeps from move to move.
+pub fn search_best(
     pos: &Chess,
-    decision: &Decision,
     cfg: &ReviseConfig,
     limits: ReviseLimits<'_>,
-    castling: CastlingMode,
-    tt: &mut TranspositionTable,
-) -> Option<Revised> {
-    let started = Instant::now();
+    multipv: usize,
+    memory: &mut Memory,
+) -> Option<search::RootResult> {
     let legal = legal_moves_within(pos, limits.moves);
-    let mut candidates: Vec<(Move, f64)> = Vec::new();
-    for c in decision.candidates.iter().take(cfg.candidates.max(1)) {
-        candidates.push((c.mv, c.share));
-    }
-    // Exact matches propose their moves too, like an opening book.
-    for case in decision.cases.iter().filter(|c| c.exact) {
-        if let Some(c) = decision.candidates.iter().find(|c| c.uci == case.adapted)
-            && !candidates.iter().any(|(m, _)| *m == c.mv)
-        {
-            candidates.push((c.mv, c.share));
-        }
-    }
-    if candidates.is_empty() {
-        candidates.push((decision.mv, 1.0));
-    }
-    let root = root_order(candidates.iter().map(|(m, _)| *m), &legal);
-    let search_limits = SearchLimits {
+    Searcher::new(search_limits(cfg, &limits), memory).search_best(pos, &legal, multipv)
+}
+
+fn search_limits<'a>(cfg: &ReviseConfig, limits: &ReviseLimits<'a>) -> SearchLimits<'a> {
+    SearchLimits {
         hard: limits.hard,
         soft: limits.soft,
         stop: limits.stop,
@@ -268,59 +257,138 @@ pub fn revise(
         max_nodes: limits.max_nodes,
         progress: limits.progress,
         history: limits.history,
-    };
-    let mut searcher = Searcher::new(search_limits, tt);
-    let tolerance = cfg.tolerance.max(0);
-    let result = searcher.search_root(pos, &root, candidates.len(), |_| tolerance)?;
+    }
+}
+
+/// The cases' proposals: the best-voted candidates, then the moves of exact matches (like an
+/// opening book), each once, with its share of the votes.
+fn proposals(decision: &Decision, cfg: &ReviseConfig) -> Vec<(Move, f64)> {
+    let mut candidates: Vec<(Move, f64)> = Vec::new();
+    for c in decision.candidates.iter().take(cfg.candidates.max(1)) {
+        candidates.push((c.mv, c.share));
+    }
+    for case in decision.cases.iter().filter(|c| c.exact) {
+        if let Some(c) = decision.candidates.iter().find(|c| c.uci == case.adapted)
+            && !candidates.iter().any(|(m, _)| *m == c.mv)
+        {
+            candidates.push((c.mv, c.share));
+        }
+    }
+    candidates
+}
+
+/// Revises the cases' decision with the search's result (of [`search_best`]): the best-voted
+/// candidate within `cfg.tolerance` of the best value is played, the search's own best move
+/// when every candidate falls below. A candidate voted above the search's best move is checked
+/// by a null-window search at its depth just below the best value less the tolerance (at
+/// tolerance 0: whether it ties the best); the candidates after the first accepted one need no
+/// check. `decision` is `None` when the cases were not consulted.
+pub fn revise(
+    pos: &Chess,
+    decision: Option<&Decision>,
+    result: &search::RootResult,
+    cfg: &ReviseConfig,
+    limits: ReviseLimits<'_>,
+    castling: CastlingMode,
+    memory: &mut Memory,
+) -> Revised {
+    let started = Instant::now();
     let best = result.best.clone();
+    let legal = legal_moves_within(pos, limits.moves);
+    let tolerance = cfg.tolerance.max(0);
+    let floor = best.value.saturating_sub(tolerance);
+    let candidates = decision.map_or_else(Vec::new, |d| proposals(d, cfg));
     let mut verdicts = Vec::new();
-    let mut chosen: Option<&RootValue> = None;
-    for ((m, share), r) in candidates.iter().zip(&result.values) {
-        let accepted = r.exact && r.value >= best.value - cfg.tolerance && chosen.is_none();
-        let within = r.exact && r.value >= best.value - cfg.tolerance;
-        let why = if accepted {
-            format!(
-                "{} accepted ({} against the best {})",
-                san(pos, *m),
-                describe_value(r.value),
-                describe_value(best.value)
-            )
-        } else if within {
-            format!(
-                "{} also within the tolerance ({})",
-                san(pos, *m),
-                describe_value(r.value)
+    let mut chosen: Option<RootValue> = None;
+    let mut searcher = Searcher::new(search_limits(cfg, &limits), memory);
+    for (m, share) in candidates {
+        if chosen.is_some() || !legal.contains(&m) {
+            break;
+        }
+        let text = san(pos, m);
+        let (value, exact, accepted, why, pv) = if m == best.mv {
+            (
+                best.value,
+                true,
+                true,
+                format!(
+                    "{text} accepted: the search's best ({})",
+                    describe_value(best.value)
+                ),
+                best.pv.clone(),
             )
         } else {
-            refutation(pos, r, &best, cfg.tolerance)
+            match searcher.at_least(pos, m, result.depth, floor) {
+                None => {
+                    verdicts.push(Verdict {
+                        uci: m.to_uci(castling).to_string(),
+                        mv: m,
+                        share,
+                        value: floor,
+                        exact: false,
+                        accepted: false,
+                        why: format!("{text} not checked: no time left"),
+                    });
+                    break;
+                }
+                Some((true, pv)) => (
+                    floor,
+                    false,
+                    true,
+                    format!(
+                        "{text} accepted (at least {} against the best {})",
+                        describe_value(floor),
+                        describe_value(best.value)
+                    ),
+                    pv,
+                ),
+                Some((false, pv)) => {
+                    let r = RootValue {
+                        mv: m,
+                        value: floor - 1,
+                        exact: false,
+                        pv: pv.clone(),
+                    };
+                    (
+                        floor - 1,
+                        false,
+                        false,
+                        refutation(pos, &r, &best, tolerance),
+                        pv,
+                    )
+                }
+            }
         };
         if accepted {
-            chosen = Some(r);
+            chosen = Some(RootValue {
+                mv: m,
+                value,
+                exact,
+                pv,
+            });
         }
         verdicts.push(Verdict {
             uci: m.to_uci(castling).to_string(),
-            mv: *m,
-            share: *share,
-            value: r.value,
-            exact: r.exact,
+            mv: m,
+            share,
+            value,
+            exact,
             accepted,
             why,
         });
     }
-    let refuted_all = chosen.is_none();
-    let pick = chosen.cloned().unwrap_or_else(|| best.clone());
+    let nodes = result.nodes + searcher.nodes();
+    let refuted_all = decision.is_some() && chosen.is_none();
+    let pick = chosen.unwrap_or_else(|| best.clone());
+    // The lines of the search, the move played first.
     let mut ranked: Vec<(Move, i32, Vec<Move>)> = result
         .values
         .iter()
-        .filter(|r| r.exact)
+        .filter(|r| r.mv != pick.mv)
         .map(|r| (r.mv, r.value, r.pv.clone()))
         .collect();
-    ranked.sort_by_key(|(m, v, _)| (std::cmp::Reverse(*v), std::cmp::Reverse(*m == pick.mv)));
-    if let Some(i) = ranked.iter().position(|(m, _, _)| *m == pick.mv) {
-        let first = ranked.remove(i);
-        ranked.insert(0, first);
-    }
-    Some(Revised {
+    ranked.insert(0, (pick.mv, pick.value, pick.pv.clone()));
+    Revised {
         mv: pick.mv,
         bestmove: pick.mv.to_uci(castling).to_string(),
         value: pick.value,
@@ -330,7 +398,7 @@ pub fn revise(
         verdicts,
         depth: result.depth,
         seldepth: result.seldepth,
-        nodes: result.nodes,
+        nodes,
         pv_uci: pick
             .pv
             .iter()
@@ -339,7 +407,7 @@ pub fn revise(
         pv: pick.pv,
         ranked,
         elapsed_ms: started.elapsed().as_secs_f64() * 1e3,
-    })
+    }
 }
 
 /// The root moves in search order: `first` (the legal ones, in their order), then every other
@@ -396,6 +464,7 @@ mod tests {
             elapsed: std::time::Duration::ZERO,
             seed: 0,
             fallback: false,
+            not_consulted: None,
         }
     }
 
@@ -403,18 +472,21 @@ mod tests {
         let pos = parse_fen(fen).expect("fen");
         let cfg = ReviseConfig {
             tolerance,
-            max_depth: 4,
+            max_depth: 5,
             ..ReviseConfig::default()
         };
+        let mut memory = Memory::new(1);
+        let result =
+            search_best(&pos, &cfg, ReviseLimits::default(), 1, &mut memory).expect("searched");
         revise(
             &pos,
-            &decision(&pos, moves),
+            Some(&decision(&pos, moves)),
+            &result,
             &cfg,
             ReviseLimits::default(),
             CastlingMode::Standard,
-            &mut TranspositionTable::new(1),
+            &mut memory,
         )
-        .expect("revised")
     }
 
     // White to move; Qxd5?? loses the queen to exd5, Kd1/Kf1 are quiet and safe.
@@ -422,10 +494,11 @@ mod tests {
 
     #[test]
     fn the_best_voted_candidate_within_tolerance_is_played() {
-        // 100 cp: the king moves are 20-45 cp below Qg5 at depth 4.
+        // 100 cp: the king moves are 20-45 cp below the queen's best square at depth 5.
         let r = run(HANGING, &[("d2d5", 0.6), ("e1f1", 0.3), ("e1d1", 0.1)], 100);
         assert_eq!(r.bestmove, "e1f1", "{:#?}", r.verdicts);
         assert!(!r.verdicts[0].accepted && r.verdicts[1].accepted);
+        assert_eq!(r.verdicts.len(), 2, "no check after the first accepted");
         assert!(
             r.verdicts[0]
                 .why
@@ -437,16 +510,29 @@ mod tests {
     }
 
     #[test]
-    fn under_no_tolerance_only_the_best_candidate_is_exact_and_played() {
-        // Tolerance 0: the candidates after the first are probed with a null window at the
-        // best value; the king move falls below it (an upper bound), Qg5 passes and is searched
-        // again for its exact value.
-        let r = run(HANGING, &[("e1f1", 0.5), ("d2g5", 0.3), ("d2d5", 0.2)], 0);
-        assert_eq!(r.bestmove, "d2g5", "{:#?}", r.verdicts);
-        assert_eq!(r.search_best, "d2g5");
+    fn under_no_tolerance_only_the_search_best_or_a_tie_is_played() {
+        // Tolerance 0: the king move is checked with a null window at the best value and falls
+        // below it; the search's best move is accepted as such.
+        let pos = parse_fen(HANGING).expect("fen");
+        let cfg = ReviseConfig {
+            max_depth: 5,
+            ..ReviseConfig::default()
+        };
+        let mut memory = Memory::new(1);
+        let result =
+            search_best(&pos, &cfg, ReviseLimits::default(), 1, &mut memory).expect("searched");
+        let best = result.best.mv.to_uci(CastlingMode::Standard).to_string();
+        let r = run(
+            HANGING,
+            &[("e1f1", 0.5), (best.as_str(), 0.3), ("d2d5", 0.2)],
+            0,
+        );
+        assert_eq!(r.bestmove, best, "{:#?}", r.verdicts);
+        assert_eq!(r.search_best, best);
         let v = &r.verdicts;
+        assert_eq!(v.len(), 2);
         assert!(v[1].accepted && v[1].exact && v[1].value == r.search_value);
-        assert!(!v[0].accepted && !v[2].accepted && v[2].value < 0);
+        assert!(!v[0].accepted && v[0].value < r.search_value);
         assert!(!r.refuted_all);
     }
 

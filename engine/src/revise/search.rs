@@ -1,13 +1,26 @@
-//! The verifier's search: negamax alpha-beta (principal variation search) with quiescence
-//! (captures and promotions, delta and static-exchange pruning), check extension, a
-//! transposition table on Zobrist keys, MVV-LVA (losing captures after the killers), killer and
-//! history move ordering, null-move pruning, reverse futility, futility and late-move pruning,
-//! late-move reductions, and iterative deepening under a deadline. A return to a position of
-//! the search path or of the game before the root ([`SearchLimits::history`]) scores as a
-//! draw. It computes exact values for the root moves it is asked about, so that the revise
-//! stage can compare the cases' proposals with the best move. No pruning at the root or in
-//! principal-variation nodes, so those values stay exact.
+//! The verifier's search: negamax alpha-beta (principal variation search) with quiescence,
+//! iterative deepening under a deadline, and a transposition table on Zobrist keys (also in
+//! quiescence, which keeps the static evaluation there too).
+//!
+//! Move ordering ([`super::picker`]): the table's move, good captures by victim and capture
+//! history, killers, quiet moves by butterfly and continuation history, losing captures. The
+//! histories ([`super::history`]) live from move to move of a game.
+//!
+//! Selectivity: at non-PV nodes reverse futility, razoring and null-move pruning (reduced more
+//! the further the evaluation stands above beta); in the move loop, once a move that is not
+//! mated has been found, late-move pruning, futility pruning and static-exchange pruning of quiet
+//! moves, and static-exchange pruning of captures; late-move reductions by depth, move number,
+//! history, whether the evaluation improves and whether the node is expected to cut; internal
+//! iterative reduction. A return to a position of the search path or of the game before the root
+//! ([`SearchLimits::history`]) scores as a draw.
+//!
+//! Two roots. [`Searcher::search_best`] is a plain engine's root for the `best` style: every
+//! move, ordered by the previous iteration, aspiration windows, MultiPV, and an aborted
+//! iteration's result used when its first move finished. [`Searcher::search_root`] is the move
+//! model's root: exact values for the root moves it is asked about, within a margin of the best,
+//! at every iteration, so that the model can compare every move with the best.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -15,8 +28,10 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Bitboard, Chess, EnPassantMode, Move, MoveList, Position};
 
 use super::evaluate::{evaluate, value};
+use super::history::{Histories, Moved};
+use super::picker::{Kind, Picker, is_tactical, mvv_lva, table_move};
 use super::see::see;
-use super::tt::{Bound, PackedMove, TranspositionTable};
+use super::tt::{Bound, TranspositionTable};
 use crate::position::key;
 
 /// Larger than any evaluation.
@@ -25,14 +40,15 @@ pub const INF: i32 = 32_000;
 pub const MATE: i32 = 31_000;
 /// Scores beyond this are mates.
 pub const MATE_BOUND: i32 = MATE - 1000;
-const MAX_PLY: usize = 96;
+const MAX_PLY: usize = 128;
 
 /// When to stop searching.
 #[derive(Clone, Copy, Default)]
 pub struct SearchLimits<'a> {
     /// Abort the search at this instant.
     pub hard: Option<Instant>,
-    /// Start no new iteration after this instant.
+    /// Start no new iteration after this instant. [`Searcher::search_best`] reads it as the
+    /// time a move should take, and scales it by how stable the best move is.
     pub soft: Option<Instant>,
     /// Abort when set.
     pub stop: Option<&'a AtomicBool>,
@@ -79,25 +95,78 @@ pub struct RootResult {
     pub seldepth: u32,
     /// Nodes searched.
     pub nodes: u64,
-    /// Values of the root moves, in the order they were given.
+    /// [`Searcher::search_root`]: the values of the root moves, in the order they were given.
+    /// [`Searcher::search_best`]: the principal lines (one per MultiPV line), best first, each
+    /// exact.
     pub values: Vec<RootValue>,
     /// The best move and its value.
     pub best: RootValue,
-    /// Every completed iteration, shallowest first (what a move looked like at each depth).
+    /// [`Searcher::search_root`]: every completed iteration, shallowest first (what a move
+    /// looked like at each depth). Empty for [`Searcher::search_best`].
     pub iterations: Vec<Iteration>,
+}
+
+/// What the search keeps from move to move of a game: the transposition table and the move
+/// histories. One per engine; `ucinewgame` clears it.
+#[derive(Debug)]
+pub struct Memory {
+    /// What the search learned about positions.
+    pub tt: TranspositionTable,
+    /// What it learned about moves.
+    pub histories: Histories,
+}
+
+impl Memory {
+    /// A memory with a table of `mb` megabytes.
+    pub fn new(mb: usize) -> Memory {
+        Memory {
+            tt: TranspositionTable::new(mb),
+            histories: Histories::new(),
+        }
+    }
+
+    /// Like [`Memory::new`], but a refused allocation is an error.
+    pub fn try_new(mb: usize) -> Result<Memory, String> {
+        Ok(Memory {
+            tt: TranspositionTable::try_new(mb)?,
+            histories: Histories::new(),
+        })
+    }
+
+    /// Forgets everything (`ucinewgame`).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.histories.clear();
+    }
+}
+
+impl Default for Memory {
+    fn default() -> Memory {
+        Memory::new(super::tt::DEFAULT_MB)
+    }
+}
+
+/// What the search knows of one ply of its path.
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    /// The static evaluation (`None` in check).
+    eval: Option<i32>,
+    /// The move played from this ply.
+    moved: Option<Moved>,
+    killers: [Option<Move>; 2],
 }
 
 /// The search state.
 pub struct Searcher<'a, 't> {
     tt: &'t mut TranspositionTable,
-    killers: [[Option<Move>; 2]; MAX_PLY],
-    history: Box<[[i32; 64]; 64]>,
+    histories: &'t mut Histories,
+    stack: Box<[Frame; MAX_PLY + 1]>,
+    /// Keys of the game's positions since its last irreversible move, then of the search path
+    /// up to the node being searched (exclusive).
     path: Vec<u64>,
     nodes: u64,
     seldepth: u32,
     stopped: bool,
-    /// Set for the node right after a null move.
-    after_null: bool,
     limits: SearchLimits<'a>,
 }
 
@@ -115,57 +184,67 @@ fn has_pieces(pos: &Chess) -> bool {
     (b.by_color(pos.turn()) & !(b.pawns() | b.kings())) != Bitboard::EMPTY
 }
 
-/// Late-move reduction, in plies, of the `index`-th move (from 0) at `depth`:
-/// ⌊0.75 + ln(depth)·ln(index)/2.25⌋, the form of most modern engines; none for the first three.
+/// Late-move reductions by depth and move number: ⌊0.75 + ln(depth)·ln(number)/2.25⌋.
 fn reduction(depth: i32, index: usize) -> i32 {
-    if depth < 3 || index < 3 {
-        return 0;
-    }
-    (0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25) as i32
+    static TABLE: OnceLock<[[u8; 64]; 64]> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [[0u8; 64]; 64];
+        for (d, row) in t.iter_mut().enumerate().skip(1) {
+            for (i, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.75 + (d as f64).ln() * (i as f64).ln() / 2.25) as u8;
+            }
+        }
+        t
+    });
+    i32::from(table[depth.clamp(0, 63) as usize][index.min(63)])
 }
 
-/// How many moves a node at `depth` (1–3) searches before late-move pruning skips quiet moves:
-/// 3 + depth².
-fn late_move_count(depth: i32) -> usize {
-    (3 + depth * depth) as usize
+/// Quiet moves a node at `depth` searches before late-move pruning skips the rest.
+fn late_move_count(depth: i32, improving: bool) -> usize {
+    let n = 3 + depth * depth;
+    (if improving { n } else { n / 2 }) as usize
 }
 
-/// Largest margin (centipawns per ply of depth) by which the static evaluation may exceed beta
-/// for a shallow non-PV node to be cut without search (reverse futility pruning), and by which it
-/// may fall short of alpha for a quiet move to be skipped (futility pruning).
-const FUTILITY_MARGIN: i32 = 120;
+/// The history bonus (and malus) of a move that cut off (or did not) at `depth`.
+fn history_bonus(depth: i32) -> i32 {
+    (170 * depth - 120).clamp(0, 1500)
+}
 
-/// Reverse futility pruning: the deepest node it cuts, and its margin per ply of depth (up to
-/// depth 3 at 120 per ply before stop 28; this: bench --search 8 nodes −4 %, self-play +13 Elo
-/// in 300 games).
-const RFP_DEPTH: i32 = 6;
-const RFP_MARGIN: i32 = 90;
+/// Selectivity margins, centipawns.
+mod margin {
+    /// Reverse futility: the deepest node, the margin per ply (less when improving).
+    pub const RFP_DEPTH: i32 = 8;
+    pub const RFP: i32 = 75;
+    /// Razoring: the deepest node, the margin base and per ply.
+    pub const RAZOR_DEPTH: i32 = 3;
+    pub const RAZOR_BASE: i32 = 250;
+    pub const RAZOR: i32 = 200;
+    /// Futility of quiet moves: the deepest node (in plies after reduction), base and per ply.
+    pub const FUTILITY_DEPTH: i32 = 8;
+    pub const FUTILITY_BASE: i32 = 90;
+    pub const FUTILITY: i32 = 90;
+    /// Late-move pruning: the deepest node.
+    pub const LMP_DEPTH: i32 = 8;
+    /// Static-exchange pruning: the deepest node, the loss per ply (quiet moves), per ply
+    /// (captures).
+    pub const SEE_DEPTH: i32 = 8;
+    pub const SEE_QUIET: i32 = 60;
+    pub const SEE_TACTICAL: i32 = 100;
+    /// Depth from which a node without a table move is searched a ply shallower.
+    pub const IIR_DEPTH: i32 = 4;
+    /// What a quiescence capture may gain beyond its victim (positional swing) before it is
+    /// considered able to reach alpha.
+    pub const DELTA: i32 = 200;
+    /// The first aspiration window's half-width around the previous iteration's value.
+    pub const ASPIRATION: i32 = 20;
+    /// The depth from which aspiration windows are used.
+    pub const ASPIRATION_DEPTH: u32 = 4;
+}
 
-/// Bounds of a quiet move's history score, and the largest change one cutoff makes.
-const HISTORY_MAX: i32 = 1 << 14;
-const HISTORY_BONUS_MAX: i32 = 1200;
-/// Depth from which a node without a table move is searched a ply shallower.
-const IIR_DEPTH: i32 = 4;
-
-/// Tolerances (centipawns) under which a root candidate is first tried with a null window at
-/// the tolerance's edge. `bench --search 8 --margin M`, nodes against the open window alone:
-/// −37 % at 0, −17 % at 30, −6 % at 60, +8 % at 100 (where most moves pass the probe and are
-/// searched twice).
+/// Tolerances (centipawns) under which a root candidate of [`Searcher::search_root`] is first
+/// tried with a null window at the tolerance's edge: at 0 most moves fall below it cheaply,
+/// at 100 most pass and would be searched twice.
 const PROBE_BELOW: i32 = 80;
-
-/// What a quiescence capture may gain beyond its victim (positional swing) before it is
-/// considered able to reach alpha.
-const DELTA_MARGIN: i32 = 200;
-
-fn is_tactical(m: &Move) -> bool {
-    m.is_capture() || m.is_promotion()
-}
-
-fn mvv_lva(m: &Move) -> i32 {
-    let victim = m.capture().map_or(0, value);
-    let promo = m.promotion().map_or(0, value);
-    victim * 16 + promo - value(m.role()) / 10
-}
 
 /// Mate scores stored relative to the node, not the root.
 fn to_tt(score: i32, ply: usize) -> i32 {
@@ -188,29 +267,34 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// A root move of [`Searcher::search_best`].
+#[derive(Clone, Debug)]
+struct Line {
+    mv: Move,
+    /// Value at the current iteration (exact within the window when `searched`), or the last
+    /// iteration's.
+    value: i32,
+    /// Nodes spent on it in the last iteration (orders the moves that failed low).
+    nodes: u64,
+}
+
+/// How long [`Searcher::search_best`] should think, scaled by how many iterations in a row
+/// the best move has stayed the same: a new best move asks for more time, a settled one for less.
+const STABILITY_SCALE: [f64; 6] = [2.0, 1.5, 1.15, 0.95, 0.8, 0.7];
+
 impl<'a, 't> Searcher<'a, 't> {
-    /// A searcher using (and filling) `tt`; starts a new generation of its entries.
-    pub fn new(limits: SearchLimits<'a>, tt: &'t mut TranspositionTable) -> Searcher<'a, 't> {
-        tt.new_search();
+    /// A searcher using (and filling) `memory`; starts a new generation of the table's entries.
+    pub fn new(limits: SearchLimits<'a>, memory: &'t mut Memory) -> Searcher<'a, 't> {
+        memory.tt.new_search();
         Searcher {
-            tt,
-            killers: [[None; 2]; MAX_PLY],
-            history: Box::new([[0; 64]; 64]),
-            path: Vec::with_capacity(MAX_PLY),
+            tt: &mut memory.tt,
+            histories: &mut memory.histories,
+            stack: Box::new([Frame::default(); MAX_PLY + 1]),
+            path: Vec::with_capacity(MAX_PLY + limits.history.len() + 1),
             nodes: 0,
             seldepth: 0,
             stopped: false,
-            after_null: false,
             limits,
-        }
-    }
-
-    /// Moves a quiet move's history towards ±`HISTORY_MAX` by `bonus`, less the nearer it is
-    /// (the "gravity" form: a score saturates instead of growing without bound).
-    fn update_history(&mut self, m: &Move, bonus: i32) {
-        if let Some(f) = m.from() {
-            let h = &mut self.history[f as usize][m.to() as usize];
-            *h += bonus - *h * bonus.abs() / HISTORY_MAX;
         }
     }
 
@@ -223,33 +307,23 @@ impl<'a, 't> Searcher<'a, 't> {
         }
     }
 
-    fn order(&self, pos: &Chess, moves: &mut MoveList, tt_move: Option<PackedMove>, ply: usize) {
-        let score = |m: &Move| -> i32 {
-            if tt_move.is_some_and(|t| t.is(m)) {
-                return 1 << 30;
-            }
-            if is_tactical(m) {
-                // A capture that loses the exchange comes after the killers.
-                let base = if m.is_promotion() || see(pos.board(), m) >= 0 {
-                    1 << 20
-                } else {
-                    1 << 18
-                };
-                return base + mvv_lva(m);
-            }
-            if ply < MAX_PLY && self.killers[ply].contains(&Some(*m)) {
-                return 1 << 19;
-            }
-            match (m.from(), m.to()) {
-                // Within ±HISTORY_MAX (update_history), below the killers and losing captures.
-                (Some(f), t) => self.history[f as usize][t as usize],
-                _ => 0,
-            }
-        };
-        moves.sort_by_cached_key(|m| std::cmp::Reverse(score(m)));
+    /// Whether the position (not yet on the path) repeats one of the path since the last
+    /// irreversible move.
+    fn repeats(&self, pos: &Chess, hash: u64) -> bool {
+        let back = (pos.halfmoves() as usize).min(self.path.len());
+        let n = self.path.len();
+        (2..=back).step_by(2).any(|k| self.path[n - k] == hash)
     }
 
-    fn quiesce(&mut self, pos: &Chess, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// The moves one and two plies before `ply`, for continuation history.
+    fn before(&self, ply: usize) -> [Option<Moved>; 2] {
+        [
+            ply.checked_sub(1).and_then(|p| self.stack[p].moved),
+            ply.checked_sub(2).and_then(|p| self.stack[p].moved),
+        ]
+    }
+
+    fn quiesce(&mut self, pos: &Chess, hash: u64, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply as u32);
         self.check_time();
@@ -264,10 +338,25 @@ impl<'a, 't> Searcher<'a, 't> {
                 evaluate(pos)
             };
         }
+        let pv_node = beta - alpha > 1;
+        let entry = self.tt.probe(hash);
+        if let Some(e) = entry
+            && !pv_node
+        {
+            let s = from_tt(e.score, ply);
+            match e.bound {
+                Bound::Exact => return s,
+                Bound::Lower if s >= beta => return s,
+                Bound::Upper if s <= alpha => return s,
+                _ => {}
+            }
+        }
+        let original_alpha = alpha;
         // In check every evasion is searched (none: mate). Otherwise the side to move may stand
         // pat, and only captures and promotions are generated; a capture that could not lift
         // the position to alpha even winning its victim and a margin is skipped (delta pruning),
         // and so is one that loses material in the exchange on its square.
+        let mut eval = None;
         let mut moves = if in_check {
             let moves = pos.legal_moves();
             if moves.is_empty() {
@@ -275,8 +364,25 @@ impl<'a, 't> Searcher<'a, 't> {
             }
             moves
         } else {
-            let stand = evaluate(pos);
+            let raw = entry.and_then(|e| e.eval).unwrap_or_else(|| evaluate(pos));
+            eval = Some(raw);
+            // The table's bound, when it is tighter, is a better guess than the evaluation.
+            let stand = match entry {
+                Some(e) if e.score.abs() < MATE_BOUND => {
+                    let s = e.score;
+                    match e.bound {
+                        Bound::Lower if s > raw => s,
+                        Bound::Upper if s < raw => s,
+                        Bound::Exact => s,
+                        _ => raw,
+                    }
+                }
+                _ => raw,
+            };
             if stand >= beta {
+                if entry.is_none() {
+                    self.tt.store(hash, None, stand, eval, 0, Bound::Lower);
+                }
                 return stand;
             }
             alpha = alpha.max(stand);
@@ -289,18 +395,27 @@ impl<'a, 't> Searcher<'a, 't> {
             let board = pos.board();
             moves.retain(|m| {
                 m.is_promotion()
-                    || (stand + m.capture().map_or(0, value) + DELTA_MARGIN > alpha
+                    || (stand + m.capture().map_or(0, value) + margin::DELTA > alpha
                         && see(board, m) >= 0)
             });
             moves
         };
-        moves.sort_by_cached_key(|m| std::cmp::Reverse(mvv_lva(m)));
+        let color = pos.turn();
+        let table = entry.and_then(|e| e.mv);
+        moves.sort_by_cached_key(|m| {
+            if table.is_some_and(|t| t.is(m)) {
+                return i32::MIN;
+            }
+            -(mvv_lva(m) * 64 + self.histories.capture(color, m) / 16)
+        });
         // Not in check, alpha already holds the standing pat.
         let mut best = if in_check { -INF } else { alpha };
+        let mut best_move = None;
         for m in moves {
             let mut next = pos.clone();
             next.play_unchecked(m);
-            let v = -self.quiesce(&next, -beta, -alpha, ply + 1);
+            let child = hash_after(pos, hash, m, &next);
+            let v = -self.quiesce(&next, child, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0;
             }
@@ -309,14 +424,25 @@ impl<'a, 't> Searcher<'a, 't> {
             }
             if v > alpha {
                 alpha = v;
+                best_move = Some(m);
                 if alpha >= beta {
                     break;
                 }
             }
         }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha && pv_node {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt
+            .store(hash, best_move, to_tt(best, ply), eval, 0, bound);
         best
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn negamax(
         &mut self,
         pos: &Chess,
@@ -324,34 +450,39 @@ impl<'a, 't> Searcher<'a, 't> {
         mut depth: i32,
         ply: usize,
         mut alpha: i32,
-        beta: i32,
+        mut beta: i32,
+        cut_node: bool,
     ) -> i32 {
-        // No two null moves in a row.
-        let allow_null = !std::mem::replace(&mut self.after_null, false);
-        if ply > 0
-            && (pos.halfmoves() >= 100
-                || self.path.contains(&hash)
-                || pos.is_insufficient_material())
-        {
-            return 0;
+        let pv_node = beta - alpha > 1;
+        if ply > 0 {
+            if pos.halfmoves() >= 100 || self.repeats(pos, hash) || pos.is_insufficient_material() {
+                return 0;
+            }
+            // Mate distance: no line from here can beat a mate already found nearer the root.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
         }
         let in_check = pos.is_check();
         if in_check && ply < MAX_PLY / 2 {
             depth += 1;
         }
         if depth <= 0 || ply >= MAX_PLY - 1 {
-            return self.quiesce(pos, alpha, beta, ply);
+            return self.quiesce(pos, hash, alpha, beta, ply);
         }
         self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply as u32);
         self.check_time();
         if self.stopped {
             return 0;
         }
         let entry = self.tt.probe(hash);
-        let tt_move = entry.and_then(|e| e.mv);
         if let Some(e) = entry
             && e.depth >= depth
             && ply > 0
+            && !pv_node
         {
             let s = from_tt(e.score, ply);
             match e.bound {
@@ -361,32 +492,86 @@ impl<'a, 't> Searcher<'a, 't> {
                 _ => {}
             }
         }
-        let mut moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+        let table = entry
+            .and_then(|e| e.mv)
+            .and_then(|code| table_move(pos, code));
+        // The static evaluation, and a better guess at the node's value: the table's bound
+        // when it is tighter.
+        let raw_eval = if in_check {
+            None
+        } else {
+            Some(entry.and_then(|e| e.eval).unwrap_or_else(|| evaluate(pos)))
+        };
+        let eval = match (raw_eval, entry) {
+            (Some(raw), Some(e)) if e.score.abs() < MATE_BOUND => {
+                let s = from_tt(e.score, ply);
+                match e.bound {
+                    Bound::Lower if s > raw => s,
+                    Bound::Upper if s < raw => s,
+                    Bound::Exact => s,
+                    _ => raw,
+                }
+            }
+            (raw, _) => raw.unwrap_or(-INF),
+        };
+        self.stack[ply].eval = raw_eval;
+        self.stack[ply].moved = None;
+        if ply + 2 <= MAX_PLY {
+            self.stack[ply + 1].killers = [None, None];
         }
-        // Pruning, never at the root, in check, in a principal-variation node (an open window:
-        // the root's candidates get exact values there) or near mate scores.
-        let pv_node = beta - alpha > 1;
+        // Improving: the evaluation is better than the mover's two plies ago.
+        let improving = match (
+            raw_eval,
+            ply.checked_sub(2).and_then(|p| self.stack[p].eval),
+        ) {
+            (Some(now), Some(then)) => now > then,
+            (Some(_), None) => true,
+            _ => false,
+        };
         let prune = ply > 0 && !in_check && !pv_node && beta.abs() < MATE_BOUND;
-        let static_eval = if prune { evaluate(pos) } else { 0 };
         if prune {
             // Reverse futility: far above beta at a shallow node, a quiet move will not fall
             // below it.
-            if depth <= RFP_DEPTH && static_eval - RFP_MARGIN * depth >= beta {
-                return static_eval;
+            if depth <= margin::RFP_DEPTH
+                && eval - margin::RFP * (depth - i32::from(improving)) >= beta
+                && eval < MATE_BOUND
+            {
+                return eval;
+            }
+            // Razoring: far below alpha at a shallow node, only a capture could help; if
+            // quiescence does not find one, give up.
+            if depth <= margin::RAZOR_DEPTH
+                && eval + margin::RAZOR_BASE + margin::RAZOR * depth < alpha
+            {
+                let v = self.quiesce(pos, hash, alpha, alpha + 1, ply);
+                if self.stopped {
+                    return 0;
+                }
+                if v <= alpha {
+                    return v;
+                }
             }
             // Null move: if passing still holds beta after a reduced search, a move will too.
-            if allow_null
+            let after_null = ply > 0 && self.stack[ply - 1].moved.is_none();
+            if !after_null
                 && depth >= 3
-                && static_eval >= beta
+                && eval >= beta
                 && has_pieces(pos)
                 && let Ok(null) = pos.clone().swap_turn()
             {
                 let child = key(&null);
-                let r = 3 + depth / 6;
-                self.after_null = true;
-                let v = -self.negamax(&null, child, depth - 1 - r, ply + 1, -beta, -beta + 1);
+                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                self.path.push(hash);
+                let v = -self.negamax(
+                    &null,
+                    child,
+                    depth - 1 - r,
+                    ply + 1,
+                    -beta,
+                    -beta + 1,
+                    !cut_node,
+                );
+                self.path.pop();
                 if self.stopped {
                     return 0;
                 }
@@ -397,86 +582,155 @@ impl<'a, 't> Searcher<'a, 't> {
         }
         // Internal iterative reduction: a node the table knows nothing of is likely new ground
         // or badly ordered; search it one ply shallower (the next iteration gives it its move).
-        if tt_move.is_none() && depth >= IIR_DEPTH && ply > 0 {
+        if table.is_none() && depth >= margin::IIR_DEPTH && ply > 0 {
             depth -= 1;
         }
-        self.order(pos, &mut moves, tt_move, ply);
+        let color = pos.turn();
+        let before = self.before(ply);
+        let mut picker = Picker::new(table, self.stack[ply].killers);
         let mut quiets_tried = MoveList::new();
+        let mut tacticals_tried = MoveList::new();
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move = None;
+        let mut searched = 0usize;
         self.path.push(hash);
-        for (i, m) in moves.iter().enumerate() {
+        while let Some((m, kind)) = picker.next(pos, self.histories, before) {
+            let tactical = is_tactical(&m);
+            let quiet_history = if tactical {
+                0
+            } else {
+                self.histories.quiet(color, &m, before)
+            };
             let mut next = pos.clone();
-            next.play_unchecked(*m);
-            let tactical = is_tactical(m);
-            let killer = ply < MAX_PLY && self.killers[ply].contains(&Some(*m));
-            let quiet = !(tactical || next.is_check() || killer);
-            // Futility: at the frontier, a quiet move cannot lift a position this far below
-            // alpha. Late-move pruning: near the leaves, the late quiet moves of a well-ordered
-            // list are skipped.
-            if prune
-                && quiet
-                && i > 0
-                && ((depth <= 2 && static_eval + FUTILITY_MARGIN * depth <= alpha)
-                    || (depth <= 3 && i >= late_move_count(depth)))
-            {
-                continue;
+            next.play_unchecked(m);
+            let gives_check = next.is_check();
+            // Move-loop pruning, once a move that is not mated has been found (else every move
+            // pruned would leave a false mate score).
+            if ply > 0 && best > -MATE_BOUND && !gives_check {
+                if !tactical {
+                    let lmr_depth = (depth - 1 - reduction(depth, searched + 1)).max(0);
+                    if depth <= margin::LMP_DEPTH && searched >= late_move_count(depth, improving) {
+                        picker.skip_quiets();
+                        continue;
+                    }
+                    if !in_check
+                        && lmr_depth <= margin::FUTILITY_DEPTH
+                        && eval + margin::FUTILITY_BASE + margin::FUTILITY * lmr_depth <= alpha
+                    {
+                        picker.skip_quiets();
+                        continue;
+                    }
+                    if depth <= margin::SEE_DEPTH
+                        && see(pos.board(), &m) < -margin::SEE_QUIET * lmr_depth
+                    {
+                        continue;
+                    }
+                } else if depth <= margin::SEE_DEPTH
+                    && kind == Kind::BadTactical
+                    && see(pos.board(), &m) < -margin::SEE_TACTICAL * depth
+                {
+                    continue;
+                }
             }
-            let child = hash_after(pos, hash, *m, &next);
+            let child = hash_after(pos, hash, m, &next);
+            self.stack[ply].moved = Some(Moved::of(color, &m));
+            let new_depth = depth - 1;
             // Principal variation search: the first move with the full window, the rest with a
-            // null window (late quiet moves at a reduced depth first), re-searched when they
+            // null window (late quiet moves at a reduced depth first), searched again when they
             // beat alpha.
             let mut v;
-            if i == 0 {
-                v = -self.negamax(&next, child, depth - 1, ply + 1, -beta, -alpha);
+            if searched == 0 {
+                v = -self.negamax(
+                    &next,
+                    child,
+                    new_depth,
+                    ply + 1,
+                    -beta,
+                    -alpha,
+                    !pv_node && !cut_node,
+                );
             } else {
-                let r = if quiet && !in_check {
-                    reduction(depth, i).min(depth - 2).max(0)
-                } else {
-                    0
-                };
-                v = -self.negamax(&next, child, depth - 1 - r, ply + 1, -alpha - 1, -alpha);
-                if r > 0 && v > alpha && !self.stopped {
-                    v = -self.negamax(&next, child, depth - 1, ply + 1, -alpha - 1, -alpha);
+                let mut r = 0;
+                if depth >= 3 && searched > usize::from(pv_node) && !tactical {
+                    r = reduction(depth, searched + 1);
+                    r += i32::from(!pv_node);
+                    r += i32::from(!improving);
+                    r += i32::from(cut_node);
+                    r -= i32::from(kind == Kind::Killer);
+                    r -= i32::from(gives_check);
+                    r -= quiet_history / 6000;
+                    r = r.clamp(0, new_depth - 1);
+                } else if depth >= 3 && kind == Kind::BadTactical && searched >= 3 {
+                    r = (reduction(depth, searched + 1) / 2).clamp(0, new_depth - 1);
                 }
-                if v > alpha && v < beta && !self.stopped {
-                    v = -self.negamax(&next, child, depth - 1, ply + 1, -beta, -alpha);
+                v = -self.negamax(
+                    &next,
+                    child,
+                    new_depth - r,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                    true,
+                );
+                if r > 0 && v > alpha && !self.stopped {
+                    v = -self.negamax(
+                        &next,
+                        child,
+                        new_depth,
+                        ply + 1,
+                        -alpha - 1,
+                        -alpha,
+                        !cut_node,
+                    );
+                }
+                if pv_node && v > alpha && v < beta && !self.stopped {
+                    v = -self.negamax(&next, child, new_depth, ply + 1, -beta, -alpha, false);
                 }
             }
+            searched += 1;
             if self.stopped {
                 self.path.pop();
                 return 0;
             }
             if v > best {
                 best = v;
-                best_move = Some(*m);
             }
             if v > alpha {
                 alpha = v;
-            }
-            if alpha >= beta {
-                if !tactical && ply < MAX_PLY {
-                    if self.killers[ply][0] != Some(*m) {
-                        self.killers[ply][1] = self.killers[ply][0];
-                        self.killers[ply][0] = Some(*m);
+                best_move = Some(m);
+                if alpha >= beta {
+                    let bonus = history_bonus(depth);
+                    if tactical {
+                        self.histories.update_capture(color, &m, bonus);
+                    } else {
+                        let killers = &mut self.stack[ply].killers;
+                        if killers[0] != Some(m) {
+                            killers[1] = killers[0];
+                            killers[0] = Some(m);
+                        }
+                        self.histories.update_quiet(color, &m, before, bonus);
+                        for q in &quiets_tried {
+                            self.histories.update_quiet(color, q, before, -bonus);
+                        }
                     }
-                    // The cutting move gains history, the quiet moves tried before it lose as
-                    // much.
-                    let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
-                    self.update_history(m, bonus);
-                    for q in &quiets_tried {
-                        self.update_history(q, -bonus);
+                    for c in &tacticals_tried {
+                        self.histories.update_capture(color, c, -bonus);
                     }
+                    break;
                 }
-                break;
             }
-            if !tactical {
-                // At most 218 legal moves: the list (256) never fills.
-                quiets_tried.push(*m);
+            // At most 218 legal moves: the lists (256) never fill.
+            if tactical {
+                tacticals_tried.push(m);
+            } else {
+                quiets_tried.push(m);
             }
         }
         self.path.pop();
+        if searched == 0 && !picker.any_legal() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
         let bound = if best >= beta {
             Bound::Lower
         } else if best > original_alpha {
@@ -485,25 +739,25 @@ impl<'a, 't> Searcher<'a, 't> {
             Bound::Upper
         };
         self.tt
-            .store(hash, best_move, to_tt(best, ply), depth, bound);
+            .store(hash, best_move, to_tt(best, ply), raw_eval, depth, bound);
         best
     }
 
-    /// The principal variation after `first`, read from the transposition table.
+    /// The principal variation after `first`, read from the transposition table (stopping
+    /// where a position repeats, which the game would end as a draw).
     fn pv_after(&self, pos: &Chess, hash: u64, first: Move, max: usize) -> Vec<Move> {
         let mut pv = vec![first];
+        let mut seen = vec![hash];
         let mut p = pos.clone();
-        let mut h = hash;
-        let mut next = p.clone();
-        next.play_unchecked(first);
-        h = hash_after(&p, h, first, &next);
-        p = next;
-        while pv.len() < max {
+        p.play_unchecked(first);
+        let mut h = hash_after(pos, hash, first, &p);
+        while pv.len() < max && !seen.contains(&h) {
+            seen.push(h);
             let Some(m) = self
                 .tt
                 .probe(h)
                 .and_then(|e| e.mv)
-                .and_then(|code| code.find(&p.legal_moves()))
+                .and_then(|code| table_move(&p, code))
             else {
                 break;
             };
@@ -516,10 +770,39 @@ impl<'a, 't> Searcher<'a, 't> {
         pv
     }
 
+    /// Searches root move `m` of `pos` to `depth` with the window (`alpha`, `beta`) from the
+    /// root's side.
+    #[allow(clippy::too_many_arguments)]
+    fn search_move(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        m: Move,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        cut_node: bool,
+    ) -> i32 {
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        let child = hash_after(pos, hash, m, &next);
+        self.stack[0].moved = Some(Moved::of(pos.turn(), &m));
+        -self.negamax(&next, child, depth - 1, 1, -beta, -alpha, cut_node)
+    }
+
+    /// Resets the path to the game's history and the root.
+    fn start_iteration(&mut self, hash: u64) {
+        self.path.clear();
+        self.path.extend_from_slice(self.limits.history);
+        self.path.push(hash);
+        self.stack[0].eval = None;
+        self.stack[1].killers = [None, None];
+    }
+
     /// Iterative deepening over `root_moves` (legal moves of `pos`; the first `exact_count`
     /// of them get exact values within `tolerance(depth)` of the best, the others only need to be
     /// shown worse than the best). Returns the last completed iteration, or `None` if not even
-    /// depth 1 completed.
+    /// depth 1 completed. The move model's search.
     pub fn search_root(
         &mut self,
         pos: &Chess,
@@ -540,17 +823,12 @@ impl<'a, 't> Searcher<'a, 't> {
             }
             let mut values: Vec<Option<(i32, bool)>> = vec![None; root_moves.len()];
             let mut best = -INF;
-            self.path.clear();
-            self.path.extend_from_slice(self.limits.history);
-            self.path.push(hash);
+            self.start_iteration(hash);
+            let d = depth as i32;
             for &i in &order {
                 let m = root_moves[i];
-                let mut next = pos.clone();
-                next.play_unchecked(m);
-                let child = hash_after(pos, hash, m, &next);
-                let d = depth as i32 - 1;
                 let (v, exact) = if best == -INF {
-                    (-self.negamax(&next, child, d, 1, -INF, INF), true)
+                    (self.search_move(pos, hash, m, d, -INF, INF, false), true)
                 } else if i < exact_count {
                     // A candidate: exact if it is within the tolerance of the best. Under a
                     // small tolerance, a null window at its edge first (most moves fall below
@@ -559,20 +837,23 @@ impl<'a, 't> Searcher<'a, 't> {
                     let tol = tolerance(depth).max(0);
                     let lower = best - tol - 1;
                     let v = if tol < PROBE_BELOW {
-                        -self.negamax(&next, child, d, 1, -lower - 1, -lower)
+                        self.search_move(pos, hash, m, d, lower, lower + 1, true)
                     } else {
                         lower + 1
                     };
                     if v > lower && !self.stopped {
-                        let v = -self.negamax(&next, child, d, 1, -INF, -lower);
+                        let v = self.search_move(pos, hash, m, d, lower, INF, false);
                         (v, v > lower)
                     } else {
                         (v, false)
                     }
                 } else {
-                    let v = -self.negamax(&next, child, d, 1, -best - 1, -best);
+                    let v = self.search_move(pos, hash, m, d, best, best + 1, true);
                     if v > best && !self.stopped {
-                        (-self.negamax(&next, child, d, 1, -INF, -best), true)
+                        // Searched again with the window open above: exact only if it stays
+                        // above the best (a search can fail low on the second look).
+                        let v = self.search_move(pos, hash, m, d, best, INF, false);
+                        (v, v > best)
                     } else {
                         (v, false)
                     }
@@ -588,11 +869,8 @@ impl<'a, 't> Searcher<'a, 't> {
             if self.stopped && done.is_some() {
                 break;
             }
-            if self.stopped && values.iter().any(Option::is_none) {
-                // Depth 1 itself was cut short: use what it reached, if anything.
-                if values.iter().all(Option::is_none) {
-                    break;
-                }
+            if self.stopped && values.iter().all(Option::is_none) {
+                break;
             }
             let mut result_values = Vec::with_capacity(root_moves.len());
             for (i, m) in root_moves.iter().enumerate() {
@@ -656,6 +934,245 @@ impl<'a, 't> Searcher<'a, 't> {
         }
         done
     }
+
+    /// One pass over `lines[from..]` at `depth` with the window (`alpha`, `beta`): principal
+    /// variation search at the root. Returns the best value found (a bound outside the window),
+    /// and moves the best move to `lines[from]`; the values of the moves searched are updated.
+    /// `Err(found)` when stopped, with whether a move other than the first was found better
+    /// than `alpha` with a finished search (then it is at `lines[from]`).
+    #[allow(clippy::too_many_arguments)]
+    fn root_pass(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        lines: &mut [Line],
+        from: usize,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> Result<i32, bool> {
+        self.start_iteration(hash);
+        let mut best = -INF;
+        let mut best_index = from;
+        let mut improved = false;
+        for i in from..lines.len() {
+            let m = lines[i].mv;
+            let nodes_before = self.nodes;
+            let v = if i == from {
+                self.search_move(pos, hash, m, depth, alpha, beta, false)
+            } else {
+                let v = self.search_move(pos, hash, m, depth, alpha, alpha + 1, true);
+                if v > alpha && v < beta && !self.stopped {
+                    self.search_move(pos, hash, m, depth, alpha, beta, false)
+                } else {
+                    v
+                }
+            };
+            lines[i].nodes = self.nodes - nodes_before;
+            if self.stopped {
+                if improved {
+                    lines[from..=best_index].rotate_right(1);
+                }
+                return Err(improved);
+            }
+            if v > best {
+                best = v;
+                best_index = i;
+                lines[i].value = v;
+                if i > from && v > alpha {
+                    improved = true;
+                }
+            }
+            if v > alpha {
+                alpha = v;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        // The best move to the front, the others keep their order.
+        lines[from..=best_index].rotate_right(1);
+        Ok(best)
+    }
+
+    /// The `best` style's search: iterative deepening over every move of `root_moves` (legal
+    /// moves of `pos`) with aspiration windows, `multipv` exact principal lines, the best move
+    /// of an iteration cut short kept when its search finished. Returns `None` if not even depth
+    /// 1 completed.
+    pub fn search_best(
+        &mut self,
+        pos: &Chess,
+        root_moves: &[Move],
+        multipv: usize,
+    ) -> Option<RootResult> {
+        if root_moves.is_empty() {
+            return None;
+        }
+        let started = Instant::now();
+        let optimum = self
+            .limits
+            .soft
+            .map(|s| s.saturating_duration_since(started));
+        let hash = key(pos);
+        let multipv = multipv.clamp(1, root_moves.len());
+        // Order the first iteration by the table's move and the moves' own merit.
+        let table = self
+            .tt
+            .probe(hash)
+            .and_then(|e| e.mv)
+            .and_then(|c| table_move(pos, c));
+        let color = pos.turn();
+        let mut lines: Vec<Line> = root_moves
+            .iter()
+            .map(|&mv| Line {
+                mv,
+                value: -INF,
+                nodes: 0,
+            })
+            .collect();
+        lines.sort_by_cached_key(|l| {
+            std::cmp::Reverse(if Some(l.mv) == table {
+                i32::MAX
+            } else if is_tactical(&l.mv) {
+                (1 << 20) + mvv_lva(&l.mv)
+            } else {
+                self.histories.quiet(color, &l.mv, [None, None])
+            })
+        });
+        let mut done: Option<RootResult> = None;
+        let mut stable = 0usize;
+        let mut previous_best: Option<(Move, i32)> = None;
+        'deepening: for depth in 1..=self.limits.max_depth.max(1) {
+            if depth > 1 {
+                // Stop when this move has had its time: less when the best move has held for
+                // several iterations, more when it has just changed or its value fell.
+                if let Some(optimum) = optimum {
+                    let mut scale = STABILITY_SCALE[stable.min(STABILITY_SCALE.len() - 1)];
+                    if let (Some((_, before)), Some(r)) = (previous_best, &done)
+                        && r.best.value < before - 30
+                    {
+                        scale *= 1.3;
+                    }
+                    if started.elapsed() >= optimum.mul_f64(scale) {
+                        break;
+                    }
+                }
+            }
+            let d = depth as i32;
+            for pv_index in 0..multipv {
+                let previous = lines[pv_index].value;
+                let (mut alpha, mut beta, mut delta) =
+                    if depth >= margin::ASPIRATION_DEPTH && previous.abs() < MATE_BOUND {
+                        let delta = margin::ASPIRATION;
+                        (
+                            (previous - delta).max(-INF),
+                            (previous + delta).min(INF),
+                            delta,
+                        )
+                    } else {
+                        (-INF, INF, INF)
+                    };
+                let value = loop {
+                    match self.root_pass(pos, hash, &mut lines, pv_index, d, alpha, beta) {
+                        Err(improved) => {
+                            // Cut short: keep this iteration's first line if its best move
+                            // finished with a value above the window's floor.
+                            if pv_index == 0 && improved && done.is_some() {
+                                let mv = lines[0].mv;
+                                let pv = self.pv_after(pos, hash, mv, 32);
+                                if let Some(r) = &mut done {
+                                    r.best = RootValue {
+                                        mv,
+                                        value: lines[0].value,
+                                        exact: true,
+                                        pv,
+                                    };
+                                    r.values[0] = r.best.clone();
+                                }
+                            }
+                            break 'deepening;
+                        }
+                        Ok(v) if v <= alpha && alpha > -INF => {
+                            beta = (alpha + beta) / 2;
+                            alpha = (v - delta).max(-INF);
+                            delta = delta.saturating_mul(2);
+                        }
+                        Ok(v) if v >= beta && beta < INF => {
+                            beta = (v + delta).min(INF);
+                            delta = delta.saturating_mul(2);
+                        }
+                        Ok(v) => break v,
+                    }
+                };
+                lines[pv_index].value = value;
+            }
+            // The lines first, in order of value; the others by the effort they took (a move
+            // that took long to refute is likely the next best).
+            lines[..multipv].sort_by_key(|l| std::cmp::Reverse(l.value));
+            lines[multipv..].sort_by_key(|l| std::cmp::Reverse(l.nodes));
+            let values: Vec<RootValue> = lines[..multipv]
+                .iter()
+                .map(|l| RootValue {
+                    mv: l.mv,
+                    value: l.value,
+                    exact: true,
+                    pv: self.pv_after(pos, hash, l.mv, 32),
+                })
+                .collect();
+            let best = values[0].clone();
+            match previous_best {
+                Some((m, _)) if m == best.mv => stable += 1,
+                _ => stable = 0,
+            }
+            previous_best = Some((best.mv, best.value));
+            done = Some(RootResult {
+                depth,
+                seldepth: self.seldepth,
+                nodes: self.nodes,
+                values,
+                best: best.clone(),
+                iterations: Vec::new(),
+            });
+            if let (Some(report), Some(r)) = (self.limits.progress, done.as_ref()) {
+                report(r);
+            }
+            if best.value.abs() > MATE_BOUND && d > (MATE - best.value.abs()) + 2 {
+                break;
+            }
+            if root_moves.len() == 1 && optimum.is_some() {
+                break;
+            }
+        }
+        if let Some(r) = &mut done {
+            r.nodes = self.nodes;
+            r.seldepth = self.seldepth;
+        }
+        done
+    }
+
+    /// Whether root move `m` is worth at least `floor` at `depth` (a null-window search just
+    /// below it): how the cases' candidates are checked against the search's best move.
+    /// `None` when stopped.
+    pub fn at_least(
+        &mut self,
+        pos: &Chess,
+        m: Move,
+        depth: u32,
+        floor: i32,
+    ) -> Option<(bool, Vec<Move>)> {
+        let hash = key(pos);
+        self.start_iteration(hash);
+        let v = self.search_move(pos, hash, m, depth.max(1) as i32, floor - 1, floor, true);
+        if self.stopped {
+            return None;
+        }
+        Some((v >= floor, self.pv_after(pos, hash, m, 16)))
+    }
+
+    /// Nodes searched so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
 }
 
 /// Whether a score is a mate score, and in how many moves (positive: the side to move mates).
@@ -670,127 +1187,4 @@ pub fn mate_in(score: i32) -> Option<i32> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::position::parse_fen;
-    use shakmaty::CastlingMode;
-
-    fn best(fen: &str, depth: u32) -> (String, i32) {
-        let pos = parse_fen(fen).expect("fen");
-        let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
-        let mut tt = TranspositionTable::new(1);
-        let mut s = Searcher::new(
-            SearchLimits {
-                max_depth: depth,
-                ..SearchLimits::default()
-            },
-            &mut tt,
-        );
-        let r = s.search_root(&pos, &moves, 0, |_| 0).expect("a result");
-        (
-            r.best.mv.to_uci(CastlingMode::Standard).to_string(),
-            r.best.value,
-        )
-    }
-
-    #[test]
-    fn finds_mate_in_one() {
-        let (m, v) = best("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 2);
-        assert_eq!(m, "d1d8");
-        assert_eq!(mate_in(v), Some(1));
-    }
-
-    #[test]
-    fn finds_mate_in_two() {
-        // Kc6 and Rh1 against Ka8: 1. Rh8+? Ka7 escapes; 1. Kc7! Ka7 2. Ra1# (or 1. Kb6 Kb8
-        // 2. Rh8#).
-        let (m, v) = best("k7/8/2K5/8/8/8/8/7R w - - 0 1", 4);
-        assert_eq!(mate_in(v), Some(2), "{m} {v}");
-        assert!(m == "c6c7" || m == "c6b6", "{m}");
-    }
-
-    #[test]
-    fn pruned_search_still_finds_quiet_and_endgame_solutions() {
-        // Win at Chess positions whose key move is quiet or in a sparse endgame, where wrong
-        // null-move pruning, futility or reductions would hide it: WAC.003 (Rg3, a quiet rook
-        // lift), WAC.006 (Rb7, rook ending), WAC.008 (Rf7, a quiet rook move).
-        for (fen, bm) in [
-            (
-                "r4q1k/p2bR1rp/2p2Q1N/5p2/5p2/2P5/PP3PPP/R5K1 w - - 0 1",
-                "e7f7",
-            ),
-            (
-                "5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - 0 1",
-                "e3g3",
-            ),
-            ("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1", "b6b7"),
-        ] {
-            let (m, v) = best(fen, 9);
-            assert_eq!(m, bm, "{fen}: {m} ({v})");
-        }
-    }
-
-    #[test]
-    fn a_return_to_a_position_of_the_game_is_a_draw() {
-        // Black, a rook down, has shuffled its king g8-h8-g8 while White's went g1-f1-g1: Kh8
-        // now returns to a position of the game. With the game's history that is a draw
-        // (0); without it, the lost position it is.
-        let game = crate::position::play_line(
-            parse_fen("6k1/8/8/8/8/8/5PPP/R5K1 b - - 0 1").expect("fen"),
-            &["g8h8", "g1f1", "h8g8", "f1g1"],
-        )
-        .expect("legal");
-        assert_eq!(
-            game.history.len(),
-            4,
-            "no capture or pawn move since the start"
-        );
-        let back = game
-            .position
-            .legal_moves()
-            .into_iter()
-            .find(|m| m.to_uci(CastlingMode::Standard).to_string() == "g8h8")
-            .expect("Kh8 is legal");
-        let value = |history: &[u64]| {
-            let mut tt = TranspositionTable::new(1);
-            let mut s = Searcher::new(
-                SearchLimits {
-                    max_depth: 4,
-                    history,
-                    ..SearchLimits::default()
-                },
-                &mut tt,
-            );
-            let r = s.search_root(&game.position, &[back], 1, |_| 0);
-            r.expect("result").values[0].value
-        };
-        assert!(value(&[]) < -300, "without the history: {}", value(&[]));
-        assert_eq!(value(&game.history), 0);
-    }
-
-    #[test]
-    fn quiescence_resolves_a_hanging_piece_exchange() {
-        // White to move: Qxd5?? loses the queen to e6xd5; the quiet search sees it.
-        let pos = parse_fen("4k3/8/4p3/3n4/8/8/3Q4/4K3 w - - 0 1").expect("fen");
-        let mut tt = TranspositionTable::new(1);
-        let mut s = Searcher::new(
-            SearchLimits {
-                max_depth: 1,
-                ..SearchLimits::default()
-            },
-            &mut tt,
-        );
-        let qxd5 = pos
-            .legal_moves()
-            .into_iter()
-            .find(|m| m.to_uci(CastlingMode::Standard).to_string() == "d2d5")
-            .expect("Qxd5 is legal");
-        let r = s.search_root(&pos, &[qxd5], 1, |_| 10_000).expect("result");
-        // After Qxd5 exd5 White has a bare king against king and pawn (about -100); the
-        // capture alone would have looked like +900.
-        assert!(r.values[0].value < 0, "value {}", r.values[0].value);
-        // Stand pat: the position itself is worth about a queen minus a knight and a pawn.
-        let mut s = Searcher::new(SearchLimits::default(), &mut tt);
-        assert!(s.quiesce(&pos, -INF, INF, 0) > 400);
-    }
-}
+mod tests;

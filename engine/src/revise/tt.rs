@@ -1,9 +1,10 @@
 //! The transposition table: what the search learned about positions, kept from move to move.
 //!
 //! One table per engine, sized by the UCI `Hash` option (MB), cleared by `ucinewgame`. Entries
-//! are 16 bytes: the full Zobrist key, a packed move, the score, the depth and the bound, and
-//! the generation (the search that wrote it), so entries from earlier moves give way to new ones
-//! without a clearing pass between moves.
+//! are 12 bytes: the low half of the Zobrist key (the high bits choose the slot), a packed move,
+//! the score, the static evaluation, the depth and the bound, and the generation (the search that
+//! wrote it), so entries from earlier moves give way to new ones without a clearing pass between
+//! moves.
 
 use shakmaty::{Move, MoveList, Role, Square};
 
@@ -70,9 +71,11 @@ impl PackedMove {
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
 struct Slot {
-    key: u64,
+    key: u32,
     mv: PackedMove,
     score: i16,
+    /// The static evaluation, [`NO_EVAL`] when none was computed (a node in check).
+    eval: i16,
     depth: i8,
     /// Bound in the low 2 bits (0 = empty), generation in the high 6.
     meta: u8,
@@ -85,10 +88,20 @@ pub struct Hit {
     pub mv: Option<PackedMove>,
     /// Score, relative to the node (mate distances as stored).
     pub score: i32,
+    /// The position's static evaluation, if the search computed it.
+    pub eval: Option<i32>,
     /// Depth it was searched to.
     pub depth: i32,
     /// What the score is.
     pub bound: Bound,
+}
+
+/// The stored evaluation of a node that has none.
+const NO_EVAL: i16 = i16::MIN;
+
+/// The part of a key a slot keeps: the low half (the high bits choose the slot).
+fn check_bits(key: u64) -> u32 {
+    key as u32
 }
 
 /// Default size in MB (the UCI `Hash` default).
@@ -118,7 +131,7 @@ impl Default for TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of about `mb` megabytes (rounded down to a power of two number of entries, at
+    /// A table of `mb` megabytes (any number of entries: the slot is chosen by a multiply, at
     /// least 1024 entries).
     ///
     /// # Panics
@@ -132,7 +145,6 @@ impl TranspositionTable {
     pub fn try_new(mb: usize) -> Result<TranspositionTable, String> {
         let bytes = mb.clamp(1, MAX_MB) << 20;
         let entries = (bytes / size_of::<Slot>()).max(1024);
-        let entries = 1usize << (usize::BITS - 1 - entries.leading_zeros());
         let mut slots = Vec::new();
         slots
             .try_reserve_exact(entries)
@@ -180,23 +192,36 @@ impl TranspositionTable {
             3 => Bound::Upper,
             _ => return None,
         };
-        (s.key == key).then_some(Hit {
+        (s.key == check_bits(key)).then_some(Hit {
             mv: (s.mv.0 != 0).then_some(s.mv),
             score: i32::from(s.score),
+            eval: (s.eval != NO_EVAL).then_some(i32::from(s.eval)),
             depth: i32::from(s.depth),
             bound,
         })
     }
 
-    /// Stores a result. An entry of the current search is kept against a shallower result for
-    /// another position; anything else is replaced. A result without a move keeps the move
-    /// already stored for the same position.
-    pub fn store(&mut self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound) {
+    /// Stores a result with the position's static evaluation (`None` in check). An entry of
+    /// the current search is kept against a shallower result for another position, and a much
+    /// deeper bound against a shallow bound for the same position; anything else is replaced.
+    /// A result without a move keeps the move already stored for the same position.
+    pub fn store(
+        &mut self,
+        key: u64,
+        mv: Option<Move>,
+        score: i32,
+        eval: Option<i32>,
+        depth: i32,
+        bound: Bound,
+    ) {
         let i = self.index(key);
         let old = self.slots[i];
-        let same = old.key == key;
+        let same = old.key == check_bits(key) && old.meta & 3 != 0;
         let current = old.meta >> 2 == self.generation && old.meta & 3 != 0;
         if !same && current && i32::from(old.depth) > depth && bound != Bound::Exact {
+            return;
+        }
+        if same && current && i32::from(old.depth) > depth + 3 && bound != Bound::Exact {
             return;
         }
         let mv = match mv {
@@ -210,9 +235,10 @@ impl TranspositionTable {
             Bound::Upper => 3,
         };
         self.slots[i] = Slot {
-            key,
+            key: check_bits(key),
             mv,
-            score: score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
+            score: score.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16,
+            eval: eval.map_or(NO_EVAL, |e| e.clamp(-30_000, 30_000) as i16),
             depth: depth.clamp(-1, 127) as i8,
             meta: self.generation << 2 | code,
         };
@@ -237,11 +263,10 @@ mod tests {
 
     #[test]
     fn sizes_follow_the_hash_option_in_megabytes() {
-        assert_eq!(size_of::<Slot>(), 16);
-        assert_eq!(TranspositionTable::new(16).len(), 1 << 20);
-        assert_eq!(TranspositionTable::new(1).len(), 1 << 16);
-        // Not a power of two: rounded down.
-        assert_eq!(TranspositionTable::new(24).len(), 1 << 20);
+        assert_eq!(size_of::<Slot>(), 12);
+        // The whole size is used: 16 MB hold 1.4 million entries.
+        assert_eq!(TranspositionTable::new(16).len(), (16 << 20) / 12);
+        assert_eq!(TranspositionTable::new(1).len(), (1 << 20) / 12);
     }
 
     #[test]
@@ -250,9 +275,12 @@ mod tests {
         let pos = Chess::default();
         let moves = pos.legal_moves();
         let m = moves[5];
-        tt.store(42, Some(m), -123, 7, Bound::Lower);
+        tt.store(42, Some(m), -123, Some(15), 7, Bound::Lower);
         let hit = tt.probe(42).expect("stored");
-        assert_eq!((hit.score, hit.depth, hit.bound), (-123, 7, Bound::Lower));
+        assert_eq!(
+            (hit.score, hit.eval, hit.depth, hit.bound),
+            (-123, Some(15), 7, Bound::Lower)
+        );
         assert_eq!(hit.mv.and_then(|p| p.find(&moves)), Some(m));
         assert_eq!(tt.probe(43), None);
         assert!(tt.hashfull() <= 1000);
@@ -292,12 +320,12 @@ mod tests {
             (u128::from(b) * n) >> 64,
             "same slot"
         );
-        tt.store(a, None, 10, 9, Bound::Lower);
-        tt.store(b, None, 20, 3, Bound::Upper);
+        tt.store(a, None, 10, None, 9, Bound::Lower);
+        tt.store(b, None, 20, None, 3, Bound::Upper);
         assert!(tt.probe(a).is_some() && tt.probe(b).is_none());
         // In the next search the old entry gives way.
         tt.new_search();
-        tt.store(b, None, 20, 3, Bound::Upper);
+        tt.store(b, None, 20, None, 3, Bound::Upper);
         assert!(tt.probe(a).is_none() && tt.probe(b).is_some());
     }
 }

@@ -24,11 +24,11 @@ use crate::adapt::reuse::{NoLegalMove, ReuseLimits, expected_to_cp, reuse};
 use crate::casebase::{CaseBase, CaseBaseError};
 use crate::engine::config::EngineConfig;
 use crate::engine::explain::explain;
-use crate::engine::timeman::{Clock, budget};
+use crate::engine::timeman::{Clock, plan};
 use crate::engine::{EngineScore, ThinkLimits, Thought, think};
 use crate::position::{Game, parse_fen, play_line};
+use crate::revise::Memory;
 use crate::revise::search::RootResult;
-use crate::revise::tt::TranspositionTable;
 use command::{Command, GoParams, parse};
 use options::{Change, Options};
 
@@ -88,7 +88,11 @@ pub struct Engine {
     running: Option<Running>,
     debug: bool,
     /// The search's memory, kept from move to move; a running search holds the lock.
-    tt: Arc<Mutex<TranspositionTable>>,
+    memory: Arc<Mutex<Memory>>,
+    /// When the engine last finished something a GUI waits for (loading the case base before
+    /// `uciok` or `readyok`): a command read before then was sent before the GUI could know the
+    /// engine was ready, so its clock counts from then.
+    ready_at: Instant,
 }
 
 fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
@@ -119,12 +123,13 @@ impl Engine {
         };
         Engine {
             pool: pool(options.threads),
-            tt: Arc::new(Mutex::new(TranspositionTable::new(options.hash as usize))),
+            memory: Arc::new(Mutex::new(Memory::new(options.hash as usize))),
             options,
             slot,
             game: Game::default(),
             running: None,
             debug: false,
+            ready_at: Instant::now(),
         }
     }
 
@@ -182,12 +187,14 @@ impl Engine {
                 }
                 // GUIs start the clock after the handshake: finish loading before uciok.
                 self.casebase();
+                self.ready_at = Instant::now();
                 send("uciok");
             }
             Command::Debug(on) => self.debug = on,
             Command::IsReady => {
                 // Answers during a search at once; after a case-base change, once it is loaded.
                 self.casebase();
+                self.ready_at = Instant::now();
                 send("readyok");
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
@@ -195,12 +202,15 @@ impl Engine {
             Command::UciNewGame => {
                 self.finish_search();
                 self.game = Game::default();
-                self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                self.memory
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clear();
             }
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
             Command::Go(params) => {
                 self.finish_search();
-                self.go(&params, received);
+                self.go(&params, received.max(self.ready_at));
             }
             Command::Stop => self.finish_search(),
             Command::PonderHit => self.ponderhit(),
@@ -231,16 +241,20 @@ impl Engine {
             Ok(Change::None) => {}
             Ok(Change::Corrected(note)) => send(&format!("info string {note}")),
             Ok(Change::Threads) => self.pool = pool(self.options.threads),
-            Ok(Change::ClearHash) => self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear(),
+            Ok(Change::ClearHash) => self
+                .memory
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clear(),
             Ok(Change::Hash) => {
                 // Free the old table first: the new one may need the memory.
-                let mut tt = self.tt.lock().unwrap_or_else(|e| e.into_inner());
-                *tt = TranspositionTable::new(1);
-                match TranspositionTable::try_new(self.options.hash as usize) {
-                    Ok(new) => *tt = new,
+                let mut memory = self.memory.lock().unwrap_or_else(|e| e.into_inner());
+                *memory = Memory::new(1);
+                match Memory::try_new(self.options.hash as usize) {
+                    Ok(new) => *memory = new,
                     Err(e) => {
-                        if let Ok(old) = TranspositionTable::try_new(before.hash as usize) {
-                            *tt = old;
+                        if let Ok(old) = Memory::try_new(before.hash as usize) {
+                            *memory = old;
                         }
                         self.options = before;
                         send(&format!(
@@ -318,11 +332,16 @@ impl Engine {
         // A bare `go` gets a fixed thinking time rather than an endless search; a forced move
         // is played at once, whatever the limits.
         let forced = !hold && self.game.position.legal_moves().len() == 1;
-        let deadline = match budget(&clock, overhead) {
+        let plan = plan(&clock, overhead);
+        let deadline = match plan {
             _ if forced => received.checked_add(ONLY_MOVE),
             None if unlimited && !hold => received.checked_add(PLAIN_GO),
-            other => other.and_then(|b| received.checked_add(b)),
+            other => other.and_then(|p| received.checked_add(p.maximum)),
         };
+        let optimum = plan
+            .and_then(|p| p.optimum)
+            .filter(|_| !forced)
+            .and_then(|o| received.checked_add(o));
         let ponder_clock = params.ponder.then_some(Clock {
             infinite: false,
             ..self.clock(&GoParams {
@@ -357,12 +376,13 @@ impl Engine {
             multipv: self.options.multipv,
             ponder: self.options.ponder,
             deadline,
+            optimum,
             max_depth,
             max_nodes: params.nodes,
             allowed,
             started: received,
             shared: Arc::clone(&shared),
-            tt: Arc::clone(&self.tt),
+            memory: Arc::clone(&self.memory),
         };
         let handle = thread::spawn(move || job.run());
         self.running = Some(Running {
@@ -379,8 +399,10 @@ impl Engine {
         let Some(clock) = running.ponder_clock.take() else {
             return;
         };
-        // The opponent played the expected move: think on the normal budget from now on.
-        if let Some(b) = budget(&clock, Duration::from_millis(self.options.move_overhead)) {
+        // The opponent played the expected move: think on the normal budget from now on (the
+        // optimum: a pondering search has already gone deep).
+        if let Some(p) = plan(&clock, Duration::from_millis(self.options.move_overhead)) {
+            let b = p.optimum.unwrap_or(p.maximum);
             let shared = Arc::clone(&running.shared);
             thread::spawn(move || {
                 thread::sleep(b);
@@ -412,12 +434,13 @@ struct Job {
     multipv: usize,
     ponder: bool,
     deadline: Option<Instant>,
+    optimum: Option<Instant>,
     max_depth: Option<u32>,
     max_nodes: Option<u64>,
     allowed: Vec<Move>,
     started: Instant,
     shared: Arc<Shared>,
-    tt: Arc<Mutex<TranspositionTable>>,
+    memory: Arc<Mutex<Memory>>,
 }
 
 impl Job {
@@ -443,6 +466,8 @@ impl Job {
     fn limits(&self) -> ThinkLimits<'_> {
         ThinkLimits {
             deadline: self.deadline,
+            optimum: self.optimum,
+            multipv: self.multipv,
             stop: Some(&self.shared.stop),
             moves: (!self.allowed.is_empty()).then_some(self.allowed.as_slice()),
             max_depth: self.max_depth,
@@ -489,12 +514,12 @@ impl Job {
             progress: Some(&report),
             ..self.limits()
         };
-        let mut guard = self.tt.lock().unwrap_or_else(|e| e.into_inner());
-        let tt: &mut TranspositionTable = &mut guard;
+        let mut guard = self.memory.lock().unwrap_or_else(|e| e.into_inner());
+        let memory: &mut Memory = &mut guard;
         let thought = self
             .pool
-            .install(|| think(cb, &self.game, &self.config, limits, self.castling, tt));
-        let hashfull = tt.hashfull();
+            .install(|| think(cb, &self.game, &self.config, limits, self.castling, memory));
+        let hashfull = memory.tt.hashfull();
         drop(guard);
         match thought {
             Err(NoLegalMove::Checkmate) => (

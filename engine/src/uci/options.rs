@@ -57,8 +57,9 @@ pub const DEFAULT_ELO: u16 = 1400;
 /// `UCI_Elo`'s range when the parameters have no levels (the option then changes nothing).
 const NO_LEVELS_RANGE: (u16, u16) = (DEFAULT_ELO, DEFAULT_ELO);
 
-/// Default `Move Overhead` (ms).
-pub const DEFAULT_MOVE_OVERHEAD: u64 = 30;
+/// Default `Move Overhead` (ms): what GUIs expect (Stockfish's default), and less than the
+/// increment of the fastest controls engines are tested at (1+0.01).
+pub const DEFAULT_MOVE_OVERHEAD: u64 = 10;
 /// The `CaseBase` value that names the embedded case base.
 pub const EMBEDDED: &str = "<default>";
 

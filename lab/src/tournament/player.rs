@@ -14,7 +14,7 @@ use crate::client::{self, Engine, Score};
 use precedent::adapt::Weights;
 use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
-use precedent::engine::timeman::{Clock, budget};
+use precedent::engine::timeman::{Clock, plan};
 
 /// Taken off an in-process player's budget, like a GUI's `Move Overhead`: what the scheduler
 /// may add to a move when two games share two cores (Stockfish's default overhead). Without it
@@ -23,7 +23,7 @@ const IN_PROCESS_OVERHEAD: Duration = Duration::from_millis(10);
 use precedent::engine::{ThinkLimits, think};
 use precedent::position::Game;
 use precedent::retrieve::Mode;
-use precedent::revise::tt::TranspositionTable;
+use precedent::revise::Memory;
 
 /// A time control: base time and increment per move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,7 +312,7 @@ pub enum Live {
         // Boxed: the settings (a model and its levels) are larger than the other variants.
         config: Box<EngineConfig>,
         /// Its transposition table, kept from move to move and cleared between games.
-        tt: Box<TranspositionTable>,
+        tt: Box<Memory>,
     },
     /// An external UCI engine, running as a subprocess.
     Uci {
@@ -354,9 +354,10 @@ impl Live {
                     increment: inc,
                     ..Clock::default()
                 };
-                let deadline = budget(&clock, IN_PROCESS_OVERHEAD).map(|b| received + b);
+                let plan = plan(&clock, IN_PROCESS_OVERHEAD);
                 let limits = ThinkLimits {
-                    deadline,
+                    deadline: plan.map(|p| received + p.maximum),
+                    optimum: plan.and_then(|p| p.optimum).map(|o| received + o),
                     ..ThinkLimits::default()
                 };
                 match think(cb, game, config, limits, castling, tt) {
@@ -460,7 +461,7 @@ pub fn start(
             Ok(Live::Precedent {
                 cb,
                 config: Box::new(config.clone()),
-                tt: Box::new(TranspositionTable::default()),
+                tt: Box::new(Memory::default()),
             })
         }
         PlayerSpec::Random { .. } => Ok(Live::Random {

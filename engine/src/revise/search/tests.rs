@@ -1,0 +1,243 @@
+use super::*;
+use crate::position::parse_fen;
+use shakmaty::CastlingMode;
+
+fn uci(m: &Move) -> String {
+    m.to_uci(CastlingMode::Standard).to_string()
+}
+
+fn find(pos: &Chess, text: &str) -> Move {
+    pos.legal_moves()
+        .into_iter()
+        .find(|m| uci(m) == text)
+        .unwrap_or_else(|| panic!("{text} is not legal"))
+}
+
+fn limits(depth: u32) -> SearchLimits<'static> {
+    SearchLimits {
+        max_depth: depth,
+        ..SearchLimits::default()
+    }
+}
+
+/// The move model's root over every move, nothing exact but the best.
+fn best(fen: &str, depth: u32) -> (String, i32) {
+    let pos = parse_fen(fen).expect("fen");
+    let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+    let mut memory = Memory::new(1);
+    let mut s = Searcher::new(limits(depth), &mut memory);
+    let r = s.search_root(&pos, &moves, 0, |_| 0).expect("a result");
+    (uci(&r.best.mv), r.best.value)
+}
+
+/// The `best` style's root.
+fn best_root(fen: &str, depth: u32) -> (String, i32) {
+    let pos = parse_fen(fen).expect("fen");
+    let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+    let mut memory = Memory::new(1);
+    let mut s = Searcher::new(limits(depth), &mut memory);
+    let r = s.search_best(&pos, &moves, 1).expect("a result");
+    (uci(&r.best.mv), r.best.value)
+}
+
+#[test]
+fn finds_mate_in_one() {
+    for search in [best, best_root] {
+        let (m, v) = search("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 2);
+        assert_eq!(m, "d1d8");
+        assert_eq!(mate_in(v), Some(1));
+    }
+}
+
+#[test]
+fn finds_mate_in_two() {
+    // Kc6 and Rh1 against Ka8: 1. Rh8+? Ka7 escapes; 1. Kc7! Ka7 2. Ra1# (or 1. Kb6 Kb8
+    // 2. Rh8#).
+    for search in [best, best_root] {
+        let (m, v) = search("k7/8/2K5/8/8/8/8/7R w - - 0 1", 5);
+        assert_eq!(mate_in(v), Some(2), "{m} {v}");
+        assert!(m == "c6c7" || m == "c6b6", "{m}");
+    }
+}
+
+#[test]
+fn pruned_search_still_finds_quiet_and_endgame_solutions() {
+    // Win at Chess positions whose key move is quiet or in a sparse endgame, where wrong
+    // null-move pruning, futility or reductions would hide it: WAC.003 (Rg3, a quiet rook
+    // lift), WAC.006 (Rb7, rook ending), WAC.008 (Rf7, a quiet rook move).
+    for (fen, bm) in [
+        (
+            "r4q1k/p2bR1rp/2p2Q1N/5p2/5p2/2P5/PP3PPP/R5K1 w - - 0 1",
+            "e7f7",
+        ),
+        (
+            "5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - 0 1",
+            "e3g3",
+        ),
+        ("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1", "b6b7"),
+    ] {
+        for search in [best, best_root] {
+            let (m, v) = search(fen, 10);
+            assert_eq!(m, bm, "{fen}: {m} ({v})");
+        }
+    }
+}
+
+#[test]
+fn a_return_to_a_position_of_the_game_is_a_draw() {
+    // Black, a rook down, has shuffled its king g8-h8-g8 while White's went g1-f1-g1: Kh8
+    // now returns to a position of the game. With the game's history that is a draw
+    // (0); without it, the lost position it is.
+    let game = crate::position::play_line(
+        parse_fen("6k1/8/8/8/8/8/5PPP/R5K1 b - - 0 1").expect("fen"),
+        &["g8h8", "g1f1", "h8g8", "f1g1"],
+    )
+    .expect("legal");
+    assert_eq!(
+        game.history.len(),
+        4,
+        "no capture or pawn move since the start"
+    );
+    let back = find(&game.position, "g8h8");
+    let value = |history: &[u64]| {
+        let mut memory = Memory::new(1);
+        let mut s = Searcher::new(
+            SearchLimits {
+                max_depth: 4,
+                history,
+                ..SearchLimits::default()
+            },
+            &mut memory,
+        );
+        let r = s.search_root(&game.position, &[back], 1, |_| 0);
+        r.expect("result").values[0].value
+    };
+    assert!(value(&[]) < -300, "without the history: {}", value(&[]));
+    assert_eq!(value(&game.history), 0);
+}
+
+#[test]
+fn quiescence_resolves_a_hanging_piece_exchange() {
+    // White to move: Qxd5?? loses the queen to e6xd5; the quiet search sees it.
+    let pos = parse_fen("4k3/8/4p3/3n4/8/8/3Q4/4K3 w - - 0 1").expect("fen");
+    let mut memory = Memory::new(1);
+    let mut s = Searcher::new(limits(1), &mut memory);
+    let qxd5 = find(&pos, "d2d5");
+    let r = s.search_root(&pos, &[qxd5], 1, |_| 10_000).expect("result");
+    // After Qxd5 exd5 White has a bare king against king and pawn (about -100); the
+    // capture alone would have looked like +900.
+    assert!(r.values[0].value < 0, "value {}", r.values[0].value);
+    // Stand pat: the position itself is worth about a queen minus a knight and a pawn.
+    let mut s = Searcher::new(SearchLimits::default(), &mut memory);
+    assert!(s.quiesce(&pos, key(&pos), -INF, INF, 0) > 400);
+}
+
+#[test]
+fn a_node_whose_first_move_is_mated_does_not_return_a_mate_score() {
+    // White to move; Rc2?? (the table's move, so tried first) leaves the back rank to Re1#.
+    // Every other move is quiet, gives no check and is safe. Asked at a shallow non-PV node
+    // whether the position is worth +3 (far above its evaluation), futility would skip the
+    // quiet moves; with only the mated move searched the node used to answer "mated in one",
+    // an upper bound the position does not deserve, which the parent reads as a mate it gives.
+    let pos = parse_fen("4r1k1/1p3ppp/8/8/8/8/1P3PPP/2R3K1 w - - 0 1").expect("fen");
+    let blunder = find(&pos, "c1c2");
+    let hash = key(&pos);
+    let mut memory = Memory::new(1);
+    memory
+        .tt
+        .store(hash, Some(blunder), 0, None, 0, Bound::Upper);
+    let mut s = Searcher::new(limits(8), &mut memory);
+    s.start_iteration(0);
+    let v = s.negamax(&pos, hash, 2, 1, 300, 301, true);
+    assert!(v > -MATE_BOUND, "a false mate score: {v}");
+    assert!(v <= 300, "{v}");
+}
+
+#[test]
+fn a_root_move_that_fails_low_on_its_second_look_is_not_exact() {
+    // The model's root: the first move (Kd1) sets the best; Qxd5 is probed with a null window
+    // at it. A stale table entry for the position after Qxd5 says Black is lost there, so the
+    // probe fails high; the second look, with the window open, finds the queen lost (below
+    // the best). That value is an upper bound, not the move's exact value.
+    let pos = parse_fen("4k3/8/4p3/3n4/8/8/3Q4/4K3 w - - 0 1").expect("fen");
+    let (kd1, qxd5) = (find(&pos, "e1d1"), find(&pos, "d2d5"));
+    let mut after = pos.clone();
+    after.play_unchecked(qxd5);
+    let mut memory = Memory::new(1);
+    let mut s = Searcher::new(limits(3), &mut memory);
+    s.tt.store(key(&after), None, -1000, None, 60, Bound::Upper);
+    let r = s.search_root(&pos, &[kd1, qxd5], 1, |_| 0).expect("result");
+    let q = &r.values[1];
+    assert!(q.value < r.values[0].value, "{r:#?}");
+    assert!(!q.exact, "{q:?}");
+    assert_eq!(r.best.mv, kd1);
+}
+
+#[test]
+fn multipv_gives_distinct_exact_lines_best_first() {
+    let pos = parse_fen("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+        .expect("fen");
+    let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+    let mut memory = Memory::new(4);
+    let mut s = Searcher::new(limits(6), &mut memory);
+    let r = s.search_best(&pos, &moves, 4).expect("result");
+    assert_eq!(r.values.len(), 4);
+    let mut seen: Vec<Move> = r.values.iter().map(|l| l.mv).collect();
+    seen.dedup();
+    assert_eq!(seen.len(), 4);
+    assert!(
+        r.values.windows(2).all(|w| w[0].value >= w[1].value),
+        "{r:#?}"
+    );
+    assert_eq!(r.best, r.values[0]);
+    // The single best line agrees with the first of four.
+    let mut memory = Memory::new(4);
+    let mut s = Searcher::new(limits(6), &mut memory);
+    let one = s.search_best(&pos, &moves, 1).expect("result");
+    assert!(
+        (one.best.value - r.best.value).abs() <= 30,
+        "{} {}",
+        one.best.value,
+        r.best.value
+    );
+}
+
+#[test]
+fn an_interrupted_search_still_answers_with_its_last_iteration() {
+    let pos = Chess::default();
+    let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+    let mut memory = Memory::new(4);
+    let mut s = Searcher::new(
+        SearchLimits {
+            max_depth: 64,
+            max_nodes: Some(20_000),
+            ..SearchLimits::default()
+        },
+        &mut memory,
+    );
+    let r = s
+        .search_best(&pos, &moves, 1)
+        .expect("depth 1 finishes within 20,000 nodes");
+    assert!(r.depth >= 3, "{}", r.depth);
+    assert!(moves.contains(&r.best.mv));
+    assert!(r.best.value.abs() < 100, "{}", r.best.value);
+}
+
+#[test]
+fn a_candidate_is_checked_against_a_floor() {
+    // Qg5 keeps the queen; Qxd5 loses it. After the search, "worth at least the best?".
+    let pos = parse_fen("4k3/8/4p3/3n4/8/8/3Q4/4K3 w - - 0 1").expect("fen");
+    let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+    let mut memory = Memory::new(1);
+    let mut s = Searcher::new(limits(5), &mut memory);
+    let r = s.search_best(&pos, &moves, 1).expect("result");
+    let (ok, _) = s
+        .at_least(&pos, find(&pos, "d2d5"), r.depth, r.best.value)
+        .expect("not stopped");
+    assert!(!ok);
+    let (ok, pv) = s
+        .at_least(&pos, r.best.mv, r.depth, r.best.value)
+        .expect("not stopped");
+    assert!(ok, "the best move reaches its own value");
+    assert_eq!(pv[0], r.best.mv);
+}
