@@ -502,7 +502,7 @@ impl LevelFit {
             temperature: self.temperature,
             search_weight: 1.0,
             errors: None,
-            model: ModelConfig::from_fitted(&self.weights, smoothing),
+            model: ModelConfig::from_vector(&self.weights, smoothing),
         }
     }
 }

@@ -144,7 +144,7 @@ fn reasoner_moves(
     cfg: &EngineConfig,
     positions: &[(Game, Option<Move>)],
 ) -> Result<(String, Vec<Outcome>)> {
-    let seed = cfg.reuse.seed.unwrap_or(1);
+    let seed = args.reasoner.run_seed(cfg);
     let bar = progress::bar(positions.len() as u64, "positions");
     let matched = AtomicU64::new(0);
     let done = |o: &Outcome| {
@@ -200,7 +200,7 @@ fn run_pgn(args: &Args, threads: usize) -> Result<()> {
         }
         None => None,
     };
-    let seed = args.reasoner.seed.unwrap_or(1);
+    let seed = args.reasoner.run_seed(&args.reasoner.config()?);
     let (samples, stats) = sample_positions(pgn, &selection, args.positions, seed, &keys, &|k| {
         !args.fit_test_half || in_test_half(k)
     })?;

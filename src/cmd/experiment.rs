@@ -65,6 +65,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
     if args.reasoner.casebase.is_some() {
         bail!("--casebase does not apply: the experiment builds its own case bases");
     }
+    let reasoner = args.reasoner.config()?;
     let cfg = ExperimentConfig {
         pgn: args.pgn.clone(),
         groups,
@@ -72,14 +73,14 @@ pub fn run_cmd(args: Args) -> Result<()> {
         skip_plies: args.skip_plies,
         max_games: args.max_games,
         max_cases: args.max_cases,
-        reasoner: args.reasoner.config()?,
         // One --seed (the reasoner's) also orders the openings.
         matches: args.settings.config(
             args.games,
-            args.reasoner.seed.unwrap_or(1),
+            args.reasoner.run_seed(&reasoner),
             Some(args.out_dir.join("games.pgn")),
             "Precedent experiment",
         )?,
+        reasoner,
         stages: args.stages,
         min_effect: args.min_effect,
         svg: Some(

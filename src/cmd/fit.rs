@@ -150,7 +150,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
     };
     let (main, fitted): (Variant, Fitted) =
         variant(label, &fit_items, &test_items, &all, args.ridge)?;
-    let model = ModelConfig::from_fitted(&fitted.weights, cfg.model.smoothing);
+    let model = ModelConfig::from_vector(&fitted.weights, cfg.model.smoothing);
     let smoothing = cfg.model.smoothing;
     let mut params = EngineConfig { model, ..cfg };
     let level_fits = match &args.levels {
@@ -295,7 +295,7 @@ fn gather_records(args: &Args, cfg: &EngineConfig, cb: &CaseBase) -> Result<Vec<
         skip_plies: args.skip_plies,
         ..Selection::default()
     };
-    let seed = cfg.reuse.seed.unwrap_or(1);
+    let seed = args.reasoner.run_seed(cfg);
     // The split: bit 32 of the game key. The fit never sees a test game.
     let (fit_half, _) = sample_positions(pgn, &selection, args.positions, seed, &keys, &|k| {
         !in_test_half(k)

@@ -75,24 +75,21 @@ pub struct Args {
 /// Refuses the shared reasoner flags that cannot change what the evidence holds: the
 /// retrieval and the search were fixed when it was gathered, and the style is the level's.
 fn refuse_fixed_flags(r: &ReasonerArgs) -> Result<()> {
-    let given = [
-        ("--style", r.style.is_some()),
-        (
-            "--temperature (use --temperatures)",
-            r.temperature.is_some(),
-        ),
-        ("--k", r.k.is_some()),
-        ("--p", r.p.is_some()),
-        ("--mode", r.mode.is_some()),
-        ("--weights", r.weights.is_some()),
-        ("--revise", r.revise.is_some()),
-        ("--tolerance", r.tolerance.is_some()),
-        ("--candidates", r.candidates.is_some()),
-    ];
-    if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+    // The level (`elo`) and the seed are the frontier's to choose; every other setting was
+    // fixed by the evidence or is the level's.
+    if let Some((name, _)) = r
+        .given
+        .iter()
+        .find(|(n, _)| !["elo", "seed"].contains(&n.as_str()))
+    {
+        let hint = if name == "temperature" {
+            " (use --temperatures)"
+        } else {
+            ""
+        };
         bail!(
-            "{flag} has no effect on frontier: the evidence fixed the retrieval and the search \
-             when fit gathered it, and the level chooses the style"
+            "--{name}{hint} has no effect on frontier: the evidence fixed the retrieval and the \
+             search when fit gathered it, and the level chooses the style"
         );
     }
     Ok(())
@@ -108,7 +105,7 @@ pub fn run(args: Args) -> Result<()> {
         ratios: args.ratios.clone(),
         loss: args.loss,
         hidden: args.hidden.map(|h| h.0),
-        seed: cfg.reuse.seed.unwrap_or(1),
+        seed: args.reasoner.run_seed(&cfg),
     };
     let policies = policies(&cfg, &settings).map_err(anyhow::Error::msg)?;
     let judge_limit: Option<Limit> = match &args.judge {

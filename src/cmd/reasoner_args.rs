@@ -1,106 +1,55 @@
-//! Reasoner options shared by `go`, `eval`, `uci` and `match`.
+//! Reasoner options shared by `go`, `eval`, `uci`, `match` and the lab's commands: a flag for
+//! every setting of the registry (`precedent::engine::settings`), derived from it.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use precedent::adapt::Weights;
+use clap::{Arg, ArgAction, ArgMatches, FromArgMatches};
 use precedent::casebase::CaseBase;
-use precedent::engine::config::{EngineConfig, Style};
-use precedent::retrieve::Mode;
+use precedent::engine::config::EngineConfig;
+use precedent::engine::settings::{Kind, SETTINGS, apply_text};
 
 /// The case base and how to reason with it. Every flag left out keeps the value of the
 /// parameter file (`--params`), or else the default; a flag given always wins.
-#[derive(clap::Args, Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ReasonerArgs {
     /// Case-base file (default: the embedded one).
-    #[arg(long, value_name = "FILE")]
     pub casebase: Option<PathBuf>,
-    /// A parameter file (TOML, e.g. from `precedent tune`); other reasoner flags override it.
-    #[arg(long, value_name = "FILE")]
+    /// A parameter file (TOML); the flags override it.
     pub params: Option<PathBuf>,
-    /// How the move is chosen: imitate (the move model's most probable move), human (a move
-    /// drawn from its probabilities) or best (the strongest) [default: imitate].
-    #[arg(long)]
-    pub style: Option<Style>,
-    /// `human` style: moves are drawn ∝ P^(1/T) [default: 0.8].
-    #[arg(long, value_name = "T")]
-    pub temperature: Option<f64>,
-    /// Play at this level (as `UCI_LimitStrength` with `UCI_Elo`): the `human` style with the
-    /// move model and temperature of the nearest level (clamped into the levels' range).
-    #[arg(long, value_name = "N")]
-    pub elo: Option<u16>,
-    /// Number of nearest cases that vote (1 = the thesis) [default: 64].
-    #[arg(long)]
-    pub k: Option<usize>,
-    /// Vote exponent: a case votes with weight similarity^P [default: 64].
-    #[arg(long)]
-    pub p: Option<f64>,
-    /// normalised (mover's point of view) or thesis (boards as they stand) [default: normalised].
-    #[arg(long)]
-    pub mode: Option<Mode>,
-    /// Adaptation weights w1,w2,w3,w4,w5,w6 [default: 1,1,1,1,1,1].
-    #[arg(long)]
-    pub weights: Option<Weights>,
-    /// Seed for tie-breaking (default: a fresh random seed).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Check the cases' proposals with a tactical search (false: pure CBR, as in the thesis)
-    /// [default: true].
-    #[arg(long, action = clap::ArgAction::Set, value_name = "BOOL")]
-    pub revise: Option<bool>,
-    /// Revise: accept the best-voted candidate within this many centipawns of the best move
-    /// [default: 0].
-    #[arg(long, value_name = "CP")]
-    pub tolerance: Option<i32>,
-    /// Revise: how many of the best-voted candidates are checked [default: 8].
-    #[arg(long, value_name = "N")]
-    pub candidates: Option<usize>,
+    /// The settings' flags given, as (name, text), in the registry's order.
+    pub given: Vec<(String, String)>,
 }
 
 impl ReasonerArgs {
-    /// The configuration: the parameter file (or the defaults) with the given flags applied.
+    /// The configuration: the parameter file (or the defaults) with the given flags applied,
+    /// checked as a whole.
     pub fn config(&self) -> Result<EngineConfig> {
         let mut cfg = match &self.params {
-            Some(path) => EngineConfig::load(path).map_err(anyhow::Error::msg)?,
+            Some(path) => EngineConfig::load(path)?,
             None => EngineConfig::default(),
         };
-        set(&mut cfg.style, self.style);
-        set(&mut cfg.temperature, self.temperature);
-        anyhow::ensure!(
-            cfg.temperature.is_finite() && cfg.temperature > 0.0,
-            "--temperature must be a number above 0"
-        );
-        if let Some(elo) = self.elo {
-            let Some(choice) = cfg.level_for(elo) else {
-                anyhow::bail!("--elo: the parameters have no levels to choose from");
-            };
-            if choice.clamped {
-                let (lo, hi) = cfg.elo_range().unwrap_or((elo, elo));
-                eprintln!(
-                    "--elo {elo} is outside {lo}..{hi}; playing at {}",
-                    choice.elo
-                );
-            }
-            cfg.elo = Some(choice.elo);
+        if let Some(note) = apply_text(&mut cfg, &self.given)? {
+            eprintln!("{note}");
         }
-        let (reuse, revise) = (&mut cfg.reuse, &mut cfg.revise);
-        set(&mut reuse.k, self.k);
-        set(&mut reuse.p, self.p);
-        set(&mut reuse.mode, self.mode);
-        set(&mut reuse.weights, self.weights);
-        if self.seed.is_some() {
-            reuse.seed = self.seed;
-        }
-        set(&mut revise.enabled, self.revise);
-        set(&mut revise.tolerance, self.tolerance);
-        set(&mut revise.candidates, self.candidates);
-        anyhow::ensure!(reuse.k >= 1, "--k must be at least 1");
-        anyhow::ensure!(
-            reuse.p.is_finite() && reuse.p >= 0.0,
-            "--p must be a finite number ≥ 0"
-        );
-        anyhow::ensure!(revise.candidates >= 1, "--candidates must be at least 1");
         Ok(cfg)
+    }
+
+    /// The value of the flag `--name`, if given.
+    pub fn flag(&self, name: &str) -> Option<&str> {
+        self.given
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The seed of a reproducible lab run (its sample, its tie-breaks, its draws) with `cfg`:
+    /// its seed, else 1, so that runs repeat unless asked not to; `--seed 0` draws a fresh one.
+    pub fn run_seed(&self, cfg: &EngineConfig) -> u64 {
+        match self.flag("seed").map(str::trim) {
+            Some("0") => rand::random::<u64>() | 1,
+            _ => cfg.reuse.seed.unwrap_or(1),
+        }
     }
 
     /// Loads the case base.
@@ -112,9 +61,208 @@ impl ReasonerArgs {
     }
 }
 
-/// Overwrites `slot` with a flag's value when the flag was given.
-fn set<T>(slot: &mut T, flag: Option<T>) {
-    if let Some(v) = flag {
-        *slot = v;
+impl FromArgMatches for ReasonerArgs {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut args = ReasonerArgs::default();
+        args.update_from_arg_matches(m)?;
+        Ok(args)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        if let Some(c) = m.get_one::<PathBuf>("casebase") {
+            self.casebase = Some(c.clone());
+        }
+        if let Some(p) = m.get_one::<PathBuf>("params") {
+            self.params = Some(p.clone());
+        }
+        for s in SETTINGS.iter().filter(|s| s.cli) {
+            if let Some(v) = m.get_one::<String>(s.name) {
+                self.given.retain(|(n, _)| n != s.name);
+                self.given.push((s.name.to_string(), v.clone()));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl clap::Args for ReasonerArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let mut cmd = cmd
+            .arg(
+                Arg::new("casebase")
+                    .long("casebase")
+                    .value_name("FILE")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help("Case-base file (default: the embedded one)"),
+            )
+            .arg(
+                Arg::new("params")
+                    .long("params")
+                    .value_name("FILE")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help("A parameter file (TOML, e.g. from `precedent tune`); the other flags override it"),
+            );
+        for s in SETTINGS.iter().filter(|s| s.cli) {
+            let value_name = match s.kind {
+                Kind::Bool => "BOOL",
+                Kind::Int { .. } => "N",
+                Kind::Float { .. } => "X",
+                Kind::Choice(_) => "WORD",
+                Kind::Weights { .. } => "W1,..,W6",
+            };
+            cmd = cmd.arg(
+                Arg::new(s.name)
+                    .long(s.name)
+                    .value_name(value_name)
+                    .action(ArgAction::Set)
+                    .help(s.help_line()),
+            );
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use precedent::engine::settings::{Setting, Value};
+    use precedent::uci::options::Options;
+    use precedent_lab::tournament::player::PlayerSpec;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        reasoner: ReasonerArgs,
+    }
+
+    fn cli(args: &[&str]) -> Result<EngineConfig> {
+        let mut argv = vec!["precedent"];
+        argv.extend(args);
+        Cli::try_parse_from(argv)?.reasoner.config()
+    }
+
+    /// A value of each setting other than its default, in range.
+    fn other_value(s: &Setting) -> Value {
+        match (s.kind, s.default_value()) {
+            (Kind::Bool, Value::Bool(b)) => Value::Bool(!b),
+            (Kind::Int { min, max }, Value::Int(n)) => {
+                Value::Int(if n == max { min } else { n.max(min) + 1 }.min(max))
+            }
+            (Kind::Int { min, .. }, Value::Unset) => Value::Int(min.max(1400)),
+            (Kind::Float { min, max }, Value::Float(x)) => {
+                Value::Float(((x + min + 0.5) / 2.0 + 0.25).clamp(min, max))
+            }
+            (Kind::Choice(words), Value::Choice(c)) => Value::Choice(
+                words
+                    .iter()
+                    .find(|w| **w != c)
+                    .map_or(c.clone(), |w| w.to_string()),
+            ),
+            (Kind::Weights { .. }, Value::Weights(mut w)) => {
+                w[2] = 2.5;
+                w[5] = 0.0;
+                Value::Weights(w)
+            }
+            (_, v) => v,
+        }
+    }
+
+    /// As a parameter file writes it.
+    fn toml_line(key: &str, v: &Value) -> String {
+        let (table, key) = match key.split_once('.') {
+            Some((t, k)) => (format!("[{t}]\n"), k),
+            None => (String::new(), key),
+        };
+        let text = match v {
+            Value::Choice(c) => format!("{c:?}"),
+            Value::Float(x) => format!("{x:?}"),
+            Value::Weights(w) => format!("{w:?}"),
+            other => other.to_string(),
+        };
+        format!("{table}{key} = {text}\n")
+    }
+
+    #[test]
+    fn every_setting_round_trips_through_the_file_the_command_line_and_uci() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for s in SETTINGS.iter() {
+            let v = other_value(s);
+            assert_ne!(v, s.default_value(), "{}: no other value", s.name);
+            let mut want = EngineConfig::default();
+            s.set(&mut want, v.clone());
+            if let Some(key) = s.file {
+                let path = dir.path().join(format!("{}.toml", s.name));
+                std::fs::write(&path, toml_line(key, &v)).expect("write");
+                let got = EngineConfig::load(&path).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+                assert_eq!(got, want, "{} through the parameter file", s.name);
+            }
+            if s.cli {
+                let flag = format!("--{}", s.name);
+                let text = v.to_string();
+                let got = cli(&[&flag, &text]).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+                assert_eq!(got, want, "{} through the command line", s.name);
+                let spec = format!("precedent:{}={}", s.name, text.replace(',', ":"));
+                let Ok(PlayerSpec::Precedent { config, .. }) = spec.parse::<PlayerSpec>() else {
+                    panic!("{spec} refused");
+                };
+                assert_eq!(config, want, "{} through the match spec", s.name);
+            }
+            let names = s.uci_names();
+            if !names.is_empty() {
+                let mut o = Options::default();
+                let texts: Vec<String> = match &v {
+                    Value::Weights(w) => w.iter().map(|x| x.to_string()).collect(),
+                    other => vec![other.to_string()],
+                };
+                for (name, text) in names.iter().zip(&texts) {
+                    o.set(name, Some(text))
+                        .unwrap_or_else(|e| panic!("{name}: {e}"));
+                }
+                assert_eq!(o.reasoner_for_go(), want, "{} through UCI", s.name);
+            } else if s.name == "elo" {
+                let mut o = Options::default();
+                o.set("UCI_LimitStrength", Some("true")).expect("limit");
+                o.set("UCI_Elo", Some(&v.to_string())).expect("elo");
+                assert_eq!(o.reasoner_for_go(), want, "elo through UCI");
+            }
+        }
+    }
+
+    #[test]
+    fn a_value_out_of_range_is_refused_the_same_way_everywhere() {
+        let message = "`k` = 0 is outside 1..4096";
+        let e = cli(&["--k", "0"]).expect_err("command line");
+        assert_eq!(e.to_string(), message);
+        let e = "precedent:k=0".parse::<PlayerSpec>().expect_err("spec");
+        assert_eq!(e, format!("{message} in player `precedent:k=0`"));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("k.toml");
+        std::fs::write(&path, "p = 2.0\nk = 0\n").expect("write");
+        let e = EngineConfig::load(&path).expect_err("file").to_string();
+        assert_eq!(e, format!("{message} in {} line 2", path.display()));
+        let mut o = Options::default();
+        let e = o.set("K", Some("0")).expect_err("uci").to_string();
+        assert_eq!(e, message);
+        assert_eq!(o.reasoner.reuse.k, EngineConfig::default().reuse.k);
+    }
+
+    #[test]
+    fn an_unknown_key_in_a_parameter_file_names_it_the_file_the_line_and_the_nearest() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("typo.toml");
+        std::fs::write(&path, "temprature = 0.3\nk = 5\n").expect("write");
+        let e = cli(&["--params", path.to_str().expect("utf-8")]).expect_err("typo");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "unknown setting `temprature` in {} line 1; did you mean `temperature`?",
+                path.display()
+            )
+        );
     }
 }

@@ -9,7 +9,7 @@ use precedent::engine::config::EngineConfig;
 use precedent::pgn::Selection;
 use precedent::position::Game;
 use precedent_lab::eval::{Sample, casebase_keys, run_reasoner, sample_positions, wilson};
-use precedent_lab::tune::{GENES, Individual, Strategy, evolve};
+use precedent_lab::tune::{Individual, Strategy, evolve, genes};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use shakmaty::Move;
@@ -97,7 +97,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
         (None, true) => Some(Duration::from_millis(DEFAULT_MOVETIME_MS)),
         (None, false) => None,
     };
-    let seed = args.reasoner.seed.unwrap_or(1);
+    let seed = args.reasoner.run_seed(&base);
     let selection = Selection {
         min_elo: args.min_elo,
         max_elo: args.max_elo,
@@ -124,20 +124,11 @@ pub fn run_cmd(args: Args) -> Result<()> {
             args.pgn
         );
     }
-    // Without revise the tolerance does nothing: leave it out of the genome.
-    let genes = if base.revise.enabled {
-        &GENES[..]
-    } else {
-        &GENES[..8]
-    };
-    let mut start = Individual::from_config(&base);
-    start.x.truncate(genes.len());
-    start.sigma.truncate(genes.len());
-    let decode = |ind: &Individual| {
-        let mut full = ind.clone();
-        full.x.resize(GENES.len(), f64::from(base.revise.tolerance));
-        full.to_config(&base)
-    };
+    // Without revise the tolerance does nothing: it is left out of the genome.
+    let revise = base.revise.enabled;
+    let genes = genes(revise);
+    let start = Individual::from_config(&base, revise);
+    let decode = |ind: &Individual| ind.to_config(&base, revise);
     let per_gen = args.positions.min(pool.len());
     // One bar over every position searched, tuning and the final check, so that its estimate
     // of the time left covers the whole run.
@@ -155,7 +146,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
     let mut rng = StdRng::seed_from_u64(seed);
     let (best, history) = evolve(
         start.clone(),
-        genes,
+        &genes,
         Strategy {
             mu: args.parents,
             lambda: args.population,

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::adapt::reuse::ReuseConfig;
+use crate::engine::settings::{Origin, ParamsError, check_file, validate};
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
 use crate::revise::ReviseConfig;
 
@@ -287,25 +288,33 @@ impl EngineConfig {
     }
 
     /// Reads a parameter file (TOML, as `precedent tune --out` writes it); missing keys keep
-    /// their defaults.
-    pub fn load(path: &std::path::Path) -> Result<EngineConfig, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read parameters: {e}", path.display()))?;
-        let cfg: EngineConfig = toml::from_str(&text)
-            .map_err(|e| format!("{}: bad parameter file: {}", path.display(), e.message()))?;
-        let rules = cfg.levels.iter().filter_map(|l| l.errors);
-        if let Some(bad) = cfg
-            .errors
-            .into_iter()
-            .chain(rules)
-            .find(|e| e.ratio.is_nan() || e.ratio < 0.0)
-        {
-            return Err(format!(
-                "{}: bad parameter file: errors.ratio must be a number of at least 0, not {}",
-                path.display(),
-                bad.ratio
-            ));
-        }
+    /// their defaults. Every key must be a setting of the registry or a part of the levels and
+    /// models (an unknown one is an error naming it, the file and the line, and the nearest
+    /// valid key), every value in its range, every model's weights one per feature; `seed = 0`
+    /// is a fresh seed every move.
+    pub fn load(path: &std::path::Path) -> Result<EngineConfig, ParamsError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ParamsError::Read {
+            path: name.clone(),
+            source,
+        })?;
+        EngineConfig::parse(&text, &name)
+    }
+
+    /// A parameter file's text (`name` names it in messages): as [`EngineConfig::load`].
+    pub fn parse(text: &str, name: &str) -> Result<EngineConfig, ParamsError> {
+        check_file(text, name)?;
+        let mut cfg: EngineConfig = toml::from_str(text).map_err(|e| ParamsError::Syntax {
+            path: name.to_string(),
+            message: e.message().to_string(),
+        })?;
+        cfg.reuse.seed = cfg.reuse.seed.filter(|s| *s != 0);
+        validate(&cfg).map_err(|e| {
+            e.at(Origin::File {
+                path: name.to_string(),
+                line: 1,
+            })
+        })?;
         Ok(cfg)
     }
 
@@ -330,6 +339,34 @@ mod params_tests {
             "the default case base ships fitted weights"
         );
         assert_eq!(EngineConfig::default().model, cfg.model);
+    }
+
+    #[test]
+    fn the_embedded_parameter_file_passes_the_registry_and_its_models_are_complete() {
+        let cfg = EngineConfig::parse(DEFAULT_PARAMS, "default.toml").expect("default.toml");
+        assert_eq!(cfg.levels, EngineConfig::default().levels);
+        // A weight misspelt or left out of a level's model is an error, not a weight of 0.
+        let misspelt = DEFAULT_PARAMS.replacen("loss_last =", "loss_lst =", 1);
+        let e = EngineConfig::parse(&misspelt, "d.toml").expect_err("misspelt");
+        assert!(
+            e.to_string()
+                .starts_with("unknown setting `model.weights.loss_lst` in d.toml line "),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .ends_with("did you mean `model.weights.loss_last`?"),
+            "{e}"
+        );
+        let (head, tail) =
+            DEFAULT_PARAMS.split_at(DEFAULT_PARAMS.find("[[levels]]").expect("levels"));
+        let missing = format!("{head}{}", tail.replacen("exact =", "# exact =", 1));
+        let e = EngineConfig::parse(&missing, "d.toml").expect_err("missing");
+        assert!(
+            e.to_string()
+                .starts_with("missing weight `levels.model.weights.exact` in d.toml"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -586,13 +623,12 @@ mod params_tests {
             })
         );
         std::fs::write(&path, "errors = { loss = 200, ratio = -1.0 }\n").expect("write");
-        let e = EngineConfig::load(&path).expect_err("negative ratio");
+        let e = EngineConfig::load(&path)
+            .expect_err("negative ratio")
+            .to_string();
         assert!(e.contains("errors.ratio") && e.contains("p.toml"), "{e}");
         std::fs::write(&path, "k = \"many\"\n").expect("write");
-        assert!(
-            EngineConfig::load(&path)
-                .expect_err("bad")
-                .contains("bad parameter file")
-        );
+        let e = EngineConfig::load(&path).expect_err("bad").to_string();
+        assert!(e.contains("`k`") && e.contains("p.toml line 1"), "{e}");
     }
 }

@@ -132,7 +132,8 @@ impl ModelConfig {
         FEATURES.map(|name| self.weights.get(name).copied().unwrap_or(0.0))
     }
 
-    /// A configuration with these weights (in [`FEATURES`] order).
+    /// A configuration with these weights (in [`FEATURES`] order): every feature has its
+    /// weight, zero ones too, as a parameter file must list them.
     pub fn from_vector(w: &[f64], smoothing: Smoothing) -> ModelConfig {
         ModelConfig {
             weights: FEATURES
@@ -142,14 +143,6 @@ impl ModelConfig {
                 .collect(),
             smoothing,
         }
-    }
-
-    /// A configuration with these fitted weights (in [`FEATURES`] order), the zero ones left
-    /// out as a parameter file stores them.
-    pub fn from_fitted(w: &[f64], smoothing: Smoothing) -> ModelConfig {
-        let mut model = ModelConfig::from_vector(w, smoothing);
-        model.weights.retain(|_, w| *w != 0.0);
-        model
     }
 
     /// Whether any weight is set (an empty model leaves the choice to the search and the vote).
