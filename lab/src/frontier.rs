@@ -16,7 +16,7 @@ use crate::Progress;
 use crate::client::Limit;
 use crate::eval::{BLUNDER_CP, EvalError, judge_moves, paired_delta, wilson};
 use crate::fit::{BLUNDER_PAWNS, Item};
-use precedent::engine::config::{EngineConfig, Errors};
+use precedent::engine::config::{EngineConfig, ErringRule};
 use precedent::engine::draw_in;
 use precedent::model::fit::probabilities;
 use precedent::model::{LOSS_LAST_FEATURE, N_FEATURES, most_probable};
@@ -36,7 +36,7 @@ pub enum Choice {
         seed: u64,
     },
     /// The errors rule of a level.
-    Rule(Errors),
+    Rule(ErringRule),
 }
 
 /// A way to play: a model's weights (in [`precedent::model::FEATURES`] order) and how the move
@@ -172,7 +172,7 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
         for &ratio in &settings.ratios {
             out.push(policy(
                 "errors rule",
-                Choice::Rule(Errors {
+                Choice::Rule(ErringRule {
                     loss,
                     ratio,
                     hidden,
@@ -576,7 +576,7 @@ mod tests {
 
     /// The errors rule at `ratio`, errors being losses of 2 pawns or more.
     fn rule(ratio: f64) -> Choice {
-        Choice::Rule(Errors {
+        Choice::Rule(ErringRule {
             loss: 200,
             ratio,
             hidden: None,
@@ -773,7 +773,7 @@ mod tests {
         );
         assert_eq!(
             ps[3].choice,
-            Choice::Rule(Errors {
+            Choice::Rule(ErringRule {
                 loss: 200,
                 ratio: 0.1,
                 hidden: None,
@@ -788,7 +788,7 @@ mod tests {
         let hidden_of = |hidden: Option<Option<u32>>, level: Option<u32>| {
             let mut at = cfg.clone();
             for l in at.levels.iter_mut().filter(|l| l.elo == 1600) {
-                l.errors = Some(Errors {
+                l.errors = Some(ErringRule {
                     loss: 101,
                     ratio: 0.1,
                     hidden: level,

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use precedent::adapt::reuse::NoLegalMove;
 use precedent::engine::explain::explain;
-use precedent::engine::{ThinkLimits, Thought, think};
+use precedent::engine::{DecidedBy, Judgement, ThinkLimits, Thought, think};
 use precedent::revise::Memory;
 use precedent::revise::describe_value;
 use shakmaty::{CastlingMode, Chess};
@@ -91,9 +91,12 @@ fn json(t: &Thought) -> serde_json::Value {
         "fallback": d.fallback,
         "vote_share": d.winner().map(|w| w.share),
         "candidates": d.candidates,
-        "revise": t.revised,
-        "style": t.style.to_string(),
-        "model": t.judged.as_ref().map(|j| {
+        "revise": match &t.by {
+            DecidedBy::Search(r) => Some(r),
+            _ => None,
+        },
+        "decided_by": t.by.label(),
+        "model": judgement(t).map(|j| {
             j.ranked()
                 .into_iter()
                 .map(|(i, p)| {
@@ -109,6 +112,14 @@ fn json(t: &Thought) -> serde_json::Value {
                 .collect::<Vec<_>>()
         }),
     })
+}
+
+/// The move model's judgement, when it decided.
+fn judgement(t: &Thought) -> Option<&Judgement> {
+    match &t.by {
+        DecidedBy::Model { judgement, .. } => Some(judgement),
+        _ => None,
+    }
 }
 
 fn print_text(t: &Thought, show: usize) {
@@ -130,7 +141,7 @@ fn print_text(t: &Thought, show: usize) {
             c.cases
         );
     }
-    if let Some(j) = &t.judged {
+    if let Some(j) = judgement(t) {
         println!("model:");
         for (i, p) in j.ranked().into_iter().take(show) {
             let (cases, search) = j.contributions(i);
@@ -144,9 +155,9 @@ fn print_text(t: &Thought, show: usize) {
             );
         }
     }
-    match (&t.revised, &t.judged) {
-        (Some(r), _) => println!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" ")),
-        (None, Some(j)) => {
+    match &t.by {
+        DecidedBy::Search(r) => println!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" ")),
+        DecidedBy::Model { judgement: j, .. } => {
             let pv: Vec<String> = j
                 .pv(j.chosen)
                 .iter()
@@ -154,7 +165,7 @@ fn print_text(t: &Thought, show: usize) {
                 .collect();
             println!("score {}  pv {}", t.score.uci(), pv.join(" "));
         }
-        (None, None) => println!(
+        DecidedBy::Cases => println!(
             "score {} (the cases' expected result; revise off)",
             t.score.uci()
         ),

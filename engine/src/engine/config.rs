@@ -56,10 +56,10 @@ pub struct EngineConfig {
     /// humans it imitates: on 1,000 held-out positions of movers rated 1400–1799 (Stockfish
     /// depth 12, loss ≥ 200 cp) 9.3 % against the humans' 8.7 %; at 1 it was 11.8 %.
     pub temperature: f64,
-    /// `human` style, when set: no draw, but the rule of [`Errors`] (err where the model's
+    /// `human` style, when set: no draw, but the rule of [`ErringRule`] (err where the model's
     /// likeliest error is tempting enough). `None`: draw at `temperature`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub errors: Option<Errors>,
+    pub errors: Option<ErringRule>,
     /// Retrieval, adaptation and the vote.
     #[serde(flatten)]
     pub reuse: ReuseConfig,
@@ -92,9 +92,9 @@ pub struct Level {
     /// than the band's players did, and plays stronger (calibrated against Stockfish).
     #[serde(default = "one")]
     pub search_weight: f64,
-    /// Err by the rule of [`Errors`] instead of drawing at `temperature`.
+    /// Err by the rule of [`ErringRule`] instead of drawing at `temperature`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub errors: Option<Errors>,
+    pub errors: Option<ErringRule>,
     /// The move model fitted on the band's moves.
     pub model: ModelConfig,
 }
@@ -111,7 +111,7 @@ pub struct Level {
 /// An error that shows at two plies (a piece left to a capture) is then never chosen while any
 /// other move remains.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
-pub struct Errors {
+pub struct ErringRule {
     /// What counts as an error: a loss of at least this many centipawns by the search.
     pub loss: u32,
     /// How tempting an error must be: its probability against the likeliest sound move's.
@@ -130,7 +130,7 @@ pub struct Losses {
     pub shallow: f64,
 }
 
-impl Errors {
+impl ErringRule {
     /// The move played among moves of probabilities `p` and search `losses`: an index into
     /// both, and whether it is an error. `None` without moves.
     pub fn choose(&self, p: &[f64], losses: &[Losses]) -> Option<(usize, bool)> {
@@ -170,7 +170,7 @@ impl Errors {
         }
     }
 
-    /// [`Errors::choose`] with each move's losses read from its evidence `features` (the
+    /// [`ErringRule::choose`] with each move's losses read from its evidence `features` (the
     /// search's losses at the last iteration and after two plies, in pawns); move 0 without
     /// moves.
     pub fn choose_by_evidence(&self, p: &[f64], features: &[[f64; N_FEATURES]]) -> (usize, bool) {
@@ -473,7 +473,7 @@ mod params_tests {
 
     #[test]
     fn the_errors_rule_plays_the_likeliest_sound_move_unless_an_error_tempts_enough() {
-        let rule = Errors {
+        let rule = ErringRule {
             loss: 200,
             ratio: 0.25,
             hidden: None,
@@ -493,7 +493,7 @@ mod params_tests {
         assert_eq!(rule.choose(&[0.2, 0.5, 0.3, 0.0], &losses), Some((1, true)));
         // A ratio of 1 is the most probable move; a ratio above it only errs when an error is
         // far likelier.
-        let argmax = Errors { ratio: 1.0, ..rule };
+        let argmax = ErringRule { ratio: 1.0, ..rule };
         assert_eq!(
             argmax.choose(&[0.4, 0.1, 0.2, 0.3], &losses),
             Some((0, false))
@@ -520,7 +520,7 @@ mod params_tests {
 
     #[test]
     fn hidden_errors_are_the_only_ones_played_when_asked() {
-        let rule = Errors {
+        let rule = ErringRule {
             loss: 200,
             ratio: 0.25,
             hidden: Some(100),
@@ -534,7 +534,7 @@ mod params_tests {
             Some((0, false))
         );
         assert_eq!(
-            Errors {
+            ErringRule {
                 hidden: None,
                 ..rule
             }
@@ -552,7 +552,7 @@ mod params_tests {
     #[test]
     fn a_level_with_an_errors_rule_plays_by_it() {
         let mut cfg = EngineConfig::default();
-        let rule = Errors {
+        let rule = ErringRule {
             loss: 150,
             ratio: 0.5,
             hidden: None,
@@ -606,7 +606,7 @@ mod params_tests {
         std::fs::write(&path, "errors = { loss = 200, ratio = 0.1 }\n").expect("write");
         assert_eq!(
             EngineConfig::load(&path).expect("errors").errors,
-            Some(Errors {
+            Some(ErringRule {
                 loss: 200,
                 ratio: 0.1,
                 hidden: None,
@@ -616,7 +616,7 @@ mod params_tests {
             .expect("write");
         assert_eq!(
             EngineConfig::load(&path).expect("hidden errors").errors,
-            Some(Errors {
+            Some(ErringRule {
                 loss: 200,
                 ratio: 0.1,
                 hidden: Some(80),

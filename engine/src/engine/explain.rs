@@ -3,20 +3,25 @@
 //! front end: UCI sends each line as `info string …`, `precedent go` prints them.
 
 use crate::adapt::reuse::{CaseRef, Decision};
-use crate::engine::config::Style;
-use crate::engine::{Judgement, Thought};
+use crate::engine::config::{Level, Style};
+use crate::engine::{DecidedBy, Judgement, Thought};
 use crate::revise::{Revised, describe_value};
 
 /// The explanation of a move, a line each.
 pub fn explain(t: &Thought) -> Vec<String> {
-    if let Some(j) = &t.judged {
-        return judgement(t, j);
+    match &t.by {
+        DecidedBy::Model {
+            judgement: j,
+            style,
+            level,
+        } => judgement(t, j, *style, level.as_ref()),
+        DecidedBy::Search(r) => {
+            let mut lines = decision(&t.decision);
+            lines.extend(revision(r));
+            lines
+        }
+        DecidedBy::Cases => decision(&t.decision),
     }
-    let mut lines = decision(&t.decision);
-    if let Some(r) = &t.revised {
-        lines.extend(revision(r));
-    }
-    lines
 }
 
 /// A move in short algebraic notation, in `pos`.
@@ -26,7 +31,12 @@ fn san(pos: &shakmaty::Chess, m: shakmaty::Move) -> String {
 
 /// Lines explaining the move model's choice: the probabilities, what the case base and the
 /// search each said of the move, and the precedent game.
-fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
+fn judgement(
+    t: &Thought,
+    j: &Judgement,
+    style: Style,
+    level: Option<&(Level, u16)>,
+) -> Vec<String> {
     let pos = &j.position;
     let mut out = Vec::new();
     let ranked = j.ranked();
@@ -37,7 +47,7 @@ fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
         .map(|(i, p)| format!("{} {:.0}%", san(pos, j.evidence.moves[*i]), p * 100.0))
         .collect();
     let chosen = san(pos, t.mv);
-    let how = match (t.style, j.erred) {
+    let how = match (style, j.erred) {
         (Style::Human, Some(true)) => {
             "the model's likeliest error, tempting enough by the errors rule"
         }
@@ -46,12 +56,11 @@ fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
         _ => "the model's most probable move",
     };
     out.push(format!(
-        "model ({}): {chosen} {:.0}%, {how}; then {}",
-        t.style,
+        "model ({style}): {chosen} {:.0}%, {how}; then {}",
         j.probabilities[j.chosen] * 100.0,
         others.join(", ")
     ));
-    if let Some((level, elo)) = &t.level {
+    if let Some((level, elo)) = level {
         let errs = match level.errors {
             Some(e) => {
                 let pawns = |cp: u32| {

@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Move, Position};
 
-use crate::client::{self, Engine, Score};
+use crate::client::{self, EngineProcess, Score};
 use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
 use precedent::engine::settings::{self, Origin, SETTINGS, Setting, SettingError, apply_text};
@@ -262,7 +262,7 @@ pub enum Live {
     Uci {
         /// The running engine.
         // Boxed: a running process and its pipes are several times larger than the others.
-        engine: Box<Engine>,
+        engine: Box<EngineProcess>,
     },
     /// The random mover.
     Random {
@@ -418,7 +418,7 @@ pub fn start(
             if chess960 {
                 options.push(("UCI_Chess960".into(), "true".into()));
             }
-            Engine::start(command, &options, Duration::from_secs(10))
+            EngineProcess::start(command, &options, Duration::from_secs(10))
                 .map(|engine| Live::Uci {
                     engine: Box::new(engine),
                 })
