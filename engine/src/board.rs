@@ -9,7 +9,7 @@ use bytemuck::{Pod, Zeroable};
 use shakmaty::{Board, Color, Piece, Role, Square};
 
 /// Highest board similarity: two identical boards.
-pub const MAX_SCORE: u32 = 256;
+pub(crate) const MAX_SCORE: u32 = 256;
 
 /// A chess board packed into four bit planes.
 #[repr(C)]
@@ -138,8 +138,8 @@ impl Planes {
 /// piece of the other colour (worth 1). Taking every possible same-colour pair is optimal (each
 /// is worth 3 or 4 and costs at most two cross-colour pairs worth 1), so no placement of the
 /// pieces on the squares scores more.
-#[inline]
-pub fn material_bound(a: &Material, b: &Material) -> u32 {
+#[cfg(test)]
+pub(crate) fn material_bound(a: &Material, b: &Material) -> u32 {
     let mut total = 0u32;
     let mut same_piece = 0u32;
     let mut side = [[0u32; 2]; 2];

@@ -57,7 +57,7 @@ impl std::fmt::Display for Weights {
 
 /// From- and to-square of a legal move as the formula sees it: castling is the king's move of
 /// two files, whatever notation the move has.
-pub fn move_squares(m: &Move) -> Option<(Square, Square)> {
+pub(crate) fn move_squares(m: &Move) -> Option<(Square, Square)> {
     match *m {
         Move::Castle { king, rook } => {
             let side = CastlingSide::from_king_side(rook > king);

@@ -234,7 +234,7 @@ impl Default for EngineConfig {
 
 impl EngineConfig {
     /// The `elo` settings the levels cover (lowest and highest level), if there are levels.
-    pub fn elo_range(&self) -> Option<(u16, u16)> {
+    pub(crate) fn elo_range(&self) -> Option<(u16, u16)> {
         let lo = self.levels.iter().map(|l| l.elo).min()?;
         let hi = self.levels.iter().map(|l| l.elo).max()?;
         Some((lo, hi))

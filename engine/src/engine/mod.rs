@@ -22,14 +22,14 @@ use crate::revise::search::{RootResult, mate_in};
 use crate::revise::{Memory, ReviseLimits, Revised, analyse, revise, search_best};
 
 /// Search depth when a caller gives no limit of any kind.
-pub const UNLIMITED_DEPTH: u32 = 6;
+pub(crate) const UNLIMITED_DEPTH: u32 = 6;
 
 /// Share of the budget the retrieval scan may use before the move model's search starts.
-pub const RETRIEVAL_SHARE: f64 = 0.4;
+pub(crate) const RETRIEVAL_SHARE: f64 = 0.4;
 
 /// Share of the budget the `best` style keeps for the cases after its search (the scan, and
 /// the checks of the candidates voted above the search's move).
-pub const CASES_SHARE: f64 = 0.05;
+pub(crate) const CASES_SHARE: f64 = 0.05;
 
 /// When a move must be ready.
 #[derive(Clone, Copy, Default)]
@@ -73,7 +73,7 @@ impl EngineScore {
     }
 
     /// From a search value.
-    pub fn from_value(v: i32) -> EngineScore {
+    pub(crate) fn from_value(v: i32) -> EngineScore {
         match mate_in(v) {
             Some(n) => EngineScore::Mate(n),
             None => EngineScore::Cp(v),

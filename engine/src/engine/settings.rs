@@ -124,7 +124,7 @@ impl fmt::Debug for Setting {
 }
 
 /// The most `seed` can be (UCI spins are 32-bit signed in most GUIs).
-pub const MAX_SEED: i64 = 2_147_483_647;
+pub(crate) const MAX_SEED: i64 = 2_147_483_647;
 
 /// Every reasoner setting. The order is the UCI listing's and the genes'.
 pub static SETTINGS: [Setting; 13] = [
@@ -486,7 +486,10 @@ impl SettingError {
 }
 
 /// The valid name nearest to `key` (by edit distance, case ignored), if any.
-pub fn nearest_name<'a>(key: &str, names: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub(crate) fn nearest_name<'a>(
+    key: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     let key = key.to_ascii_lowercase();
     names
         .into_iter()
@@ -599,11 +602,6 @@ impl Setting {
         SETTINGS.iter().find(|s| s.cli && s.name == name)
     }
 
-    /// The setting of the parameter-file key `key` (dotted: `revise.tolerance`).
-    pub fn by_file_key(key: &str) -> Option<&'static Setting> {
-        SETTINGS.iter().find(|s| s.file == Some(key))
-    }
-
     /// Its value in `cfg`.
     pub fn get(&self, cfg: &EngineConfig) -> Value {
         (self.get)(cfg)
@@ -651,7 +649,7 @@ impl Setting {
     }
 
     /// The `option …` lines announcing it after `uci`, with the defaults of `cfg`.
-    pub fn uci_options(&self, cfg: &EngineConfig) -> Vec<String> {
+    pub(crate) fn uci_options(&self, cfg: &EngineConfig) -> Vec<String> {
         let Some(name) = self.uci else {
             return Vec::new();
         };
@@ -680,7 +678,7 @@ impl Setting {
 
     /// Applies `setoption name NAME value TEXT` to `cfg` if `NAME` (matched without regard to
     /// case) is one of this setting's UCI names; `None` if it is not.
-    pub fn set_uci(
+    pub(crate) fn set_uci(
         &self,
         cfg: &mut EngineConfig,
         name: &str,
@@ -855,7 +853,7 @@ type DeValue<'i> = toml::de::DeValue<'i>;
 /// Checks a parameter file's text against the registry and the tables' schema: every key
 /// known, every setting in its range, every model's weights one per feature. `path` names the
 /// file in messages.
-pub fn check_file(text: &str, path: &str) -> Result<(), ParamsError> {
+pub(crate) fn check_file(text: &str, path: &str) -> Result<(), ParamsError> {
     let table = DeTable::parse(text).map_err(|e| ParamsError::Syntax {
         path: path.to_string(),
         message: e.message().to_string(),

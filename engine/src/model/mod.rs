@@ -73,7 +73,7 @@ pub const N_FEATURES: usize = 29;
 pub const FIRST_SEARCH_FEATURE: usize = 2 * FAMILIES + 2;
 
 /// Index of `loss_2`: the move's loss after two plies, in pawns.
-pub const LOSS_2_FEATURE: usize = FIRST_SEARCH_FEATURE + 1;
+pub(crate) const LOSS_2_FEATURE: usize = FIRST_SEARCH_FEATURE + 1;
 const _: () = assert!(matches!(FEATURES[LOSS_2_FEATURE].as_bytes(), b"loss_2"));
 
 /// Index of `loss_last`: the move's loss at the search's last iteration, in pawns.
@@ -84,14 +84,14 @@ const _: () = assert!(matches!(
 ));
 
 /// Index of the first pattern-strength feature.
-pub const STRENGTH_FEATURE: usize = FAMILIES;
+pub(crate) const STRENGTH_FEATURE: usize = FAMILIES;
 /// Index of the vote feature.
-pub const KNN_FEATURE: usize = 2 * FAMILIES;
+pub(crate) const KNN_FEATURE: usize = 2 * FAMILIES;
 /// Index of the exact-position feature.
-pub const EXACT_FEATURE: usize = 2 * FAMILIES + 1;
+pub(crate) const EXACT_FEATURE: usize = 2 * FAMILIES + 1;
 
 /// Value losses are capped here (centipawns): beyond it a move is simply bad.
-pub const LOSS_CAP: i32 = 1000;
+pub(crate) const LOSS_CAP: i32 = 1000;
 
 /// The features of every legal move of a position.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -169,7 +169,7 @@ impl Engine {
     }
 
     /// Handles one line; returns `false` when the engine should exit.
-    pub fn handle(&mut self, line: &str, received: Instant) -> bool {
+    pub(crate) fn handle(&mut self, line: &str, received: Instant) -> bool {
         self.reap();
         let cmd = match parse(line) {
             Ok(cmd) => cmd,

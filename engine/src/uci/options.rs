@@ -55,15 +55,15 @@ impl Default for Options {
 }
 
 /// `UCI_Elo`'s default.
-pub const DEFAULT_ELO: u16 = 1400;
+pub(crate) const DEFAULT_ELO: u16 = 1400;
 /// `UCI_Elo`'s range when the parameters have no levels (the option then changes nothing).
 const NO_LEVELS_RANGE: (u16, u16) = (DEFAULT_ELO, DEFAULT_ELO);
 
 /// Default `Move Overhead` (ms): what GUIs expect (Stockfish's default), and less than the
 /// increment of the fastest controls engines are tested at (1+0.01).
-pub const DEFAULT_MOVE_OVERHEAD: u64 = 10;
+pub(crate) const DEFAULT_MOVE_OVERHEAD: u64 = 10;
 /// The `CaseBase` value that names the embedded case base.
-pub const EMBEDDED: &str = "<default>";
+pub(crate) const EMBEDDED: &str = "<default>";
 /// The `Params` value that loads nothing.
 const NO_PARAMS: &str = "<none>";
 /// Most `Threads`.
@@ -99,13 +99,13 @@ impl Options {
     }
 
     /// The `UCI_Elo` range: the levels of the parameters.
-    pub fn elo_range(&self) -> (u16, u16) {
+    pub(crate) fn elo_range(&self) -> (u16, u16) {
         self.reasoner.elo_range().unwrap_or(NO_LEVELS_RANGE)
     }
 
     /// The `option …` lines announced after `uci`: the engine's own, then the reasoner's
     /// from the registry of settings, then `Params` and the UCI_ ones.
-    pub fn announce(&self) -> Vec<String> {
+    pub(crate) fn announce(&self) -> Vec<String> {
         let d = EngineConfig::default();
         let mut lines = vec![
             format!("option name CaseBase type string default {EMBEDDED}"),
