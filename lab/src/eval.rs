@@ -2,6 +2,10 @@
 //! accuracy, the yardstick of Maia, KDD 2020), on positions sampled from held-out games; and
 //! how many positions of an EPD test suite it solves.
 
+mod run;
+
+pub use run::{Bars, DEFAULT_REVISE_MOVETIME_MS, EvalArgs, EvalRun};
+
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -58,6 +62,9 @@ pub enum EvalError {
     /// An external engine (evaluated, or the judge) failed.
     #[error(transparent)]
     Engine(#[from] ClientError),
+    /// A case base could not be loaded.
+    #[error(transparent)]
+    CaseBase(#[from] precedent::casebase::CaseBaseError),
     /// Any other failure, described.
     #[error("{0}")]
     Other(String),
@@ -501,6 +508,9 @@ pub fn run_engine(
 /// What `eval --epd` reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct EpdReport {
+    /// The suite's file, as given.
+    #[serde(skip)]
+    pub suite: String,
     /// The engine evaluated, with its settings.
     pub engine: String,
     /// Positions in the suite.
@@ -549,6 +559,7 @@ pub fn epd_report(
     }
     let total = records.len() as u64;
     EpdReport {
+        suite: String::new(),
         engine,
         total,
         solved,

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use precedent_lab::experiment::{ExperimentConfig, parse_bands, player_groups, run};
 
 use super::matchcmd::{MatchSettings, print_report};
-use super::reasoner_args::ReasonerArgs;
+use precedent_lab::reasoner::ReasonerArgs;
 
 /// Arguments of `precedent experiment`.
 #[derive(clap::Args, Debug)]

@@ -18,7 +18,7 @@ use precedent_lab::fit::{
 use rayon::prelude::*;
 
 use super::progress;
-use super::reasoner_args::ReasonerArgs;
+use precedent_lab::reasoner::ReasonerArgs;
 
 /// Arguments of `precedent fit`.
 #[derive(clap::Args, Debug)]

@@ -10,7 +10,7 @@ use precedent_lab::frontier::{Frontier, Row, Settings, chart, judge, policies, t
 use rayon::prelude::*;
 
 use super::progress::Bar;
-use super::reasoner_args::ReasonerArgs;
+use precedent_lab::reasoner::ReasonerArgs;
 
 /// Arguments of `precedent frontier`.
 #[derive(clap::Args, Debug)]

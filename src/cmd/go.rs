@@ -11,7 +11,7 @@ use precedent::revise::Memory;
 use precedent::revise::describe_value;
 use shakmaty::{CastlingMode, Chess};
 
-use super::reasoner_args::ReasonerArgs;
+use precedent_lab::reasoner::ReasonerArgs;
 
 /// Arguments of `precedent go`.
 #[derive(clap::Args, Debug)]

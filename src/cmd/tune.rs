@@ -14,7 +14,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use shakmaty::Move;
 
-use super::reasoner_args::ReasonerArgs;
+use precedent_lab::reasoner::ReasonerArgs;
 
 /// Time per position with revise on, unless `--movetime` says otherwise.
 const DEFAULT_MOVETIME_MS: u64 = 20;

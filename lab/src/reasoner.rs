@@ -1,13 +1,27 @@
-//! Reasoner options shared by `go`, `eval`, `uci`, `match` and the lab's commands: a flag for
-//! every setting of the registry (`precedent::engine::settings`), derived from it.
+//! The reasoner as the lab's workflows (and the command line's `go`, `uci`) take it: a case
+//! base, a parameter file, and a flag for every setting of the registry
+//! (`precedent::engine::settings`), derived from it.
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
 use clap::{Arg, ArgAction, ArgMatches, FromArgMatches};
-use precedent::casebase::CaseBase;
+use precedent::casebase::{CaseBase, CaseBaseError};
 use precedent::engine::config::EngineConfig;
-use precedent::engine::settings::{Kind, SETTINGS, apply_text};
+use precedent::engine::settings::{Kind, ParamsError, SETTINGS, SettingError, apply_text};
+
+/// Why the reasoner could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum ReasonerError {
+    /// The parameter file was refused.
+    #[error(transparent)]
+    Params(#[from] ParamsError),
+    /// A setting was refused.
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    /// The case base could not be loaded.
+    #[error(transparent)]
+    CaseBase(#[from] CaseBaseError),
+}
 
 /// The case base and how to reason with it. Every flag left out keeps the value of the
 /// parameter file (`--params`), or else the default; a flag given always wins.
@@ -24,7 +38,7 @@ pub struct ReasonerArgs {
 impl ReasonerArgs {
     /// The configuration: the parameter file (or the defaults) with the given flags applied,
     /// checked as a whole.
-    pub fn config(&self) -> Result<EngineConfig> {
+    pub fn config(&self) -> Result<EngineConfig, ReasonerError> {
         let mut cfg = match &self.params {
             Some(path) => EngineConfig::load(path)?,
             None => EngineConfig::default(),
@@ -53,11 +67,11 @@ impl ReasonerArgs {
     }
 
     /// Loads the case base.
-    pub fn casebase(&self) -> Result<CaseBase> {
-        match &self.casebase {
-            Some(path) => Ok(CaseBase::open(path)?),
-            None => CaseBase::embedded().context("the embedded case base"),
-        }
+    pub fn casebase(&self) -> Result<CaseBase, ReasonerError> {
+        Ok(match &self.casebase {
+            Some(path) => CaseBase::open(path)?,
+            None => CaseBase::embedded()?,
+        })
     }
 }
 
@@ -129,10 +143,10 @@ impl clap::Args for ReasonerArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tournament::player::PlayerSpec;
     use clap::Parser;
     use precedent::engine::settings::{Setting, Value};
     use precedent::uci::options::Options;
-    use precedent_lab::tournament::player::PlayerSpec;
 
     #[derive(Parser)]
     struct Cli {
@@ -140,10 +154,11 @@ mod tests {
         reasoner: ReasonerArgs,
     }
 
-    fn cli(args: &[&str]) -> Result<EngineConfig> {
+    fn cli(args: &[&str]) -> Result<EngineConfig, String> {
         let mut argv = vec!["precedent"];
         argv.extend(args);
-        Cli::try_parse_from(argv)?.reasoner.config()
+        let cli = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
+        cli.reasoner.config().map_err(|e| e.to_string())
     }
 
     /// A value of each setting other than its default, in range.
