@@ -2,6 +2,10 @@
 //! evaluation weights: a (μ + λ) evolution strategy whose individuals carry their own step sizes,
 //! mutated as σ′ = σ·exp(τ·N(0,1)) with τ = 1/√(2√n), then x′ = x + σ′·N(0,1).
 
+mod run;
+
+pub use run::{Check, DEFAULT_MOVETIME_MS, TuneArgs, TuneReport, run};
+
 use rand::Rng;
 use rand::rngs::StdRng;
 use rand_distr::StandardNormal;
