@@ -8,6 +8,10 @@
 //! probable move or erring by the errors rule at each ratio, against the default style. With a
 //! judge, every move any of them chose (and the human's) is judged as `eval --judge` judges.
 
+mod run;
+
+pub use run::{FrontierArgs, FrontierReport, Hidden, refuse_fixed_settings, run};
+
 use rayon::prelude::*;
 use serde::Serialize;
 use shakmaty::{Chess, Move};
