@@ -193,6 +193,42 @@ pub enum Conclusion {
     Undecided,
 }
 
+impl std::fmt::Display for ExperimentReport {
+    /// The report as `precedent experiment` prints it: the match, then the case bases.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{}", self.match_report)?;
+        writeln!(
+            f,
+            "{:<16} {:>9} {:>11} {:>8} {:>8}  95% interval",
+            "case base", "cases", "mean elo", "games", "Elo"
+        )?;
+        for p in &self.players {
+            writeln!(
+                f,
+                "{:<16} {:>9} {:>11} {:>8} {:>8.0}  [{:.0}, {:.0}]",
+                p.name,
+                p.cases,
+                p.mean_mover_elo.map_or("-".into(), |e| format!("{e:.0}")),
+                p.games,
+                p.elo,
+                p.ci_low,
+                p.ci_high
+            )?;
+        }
+        if let (Some(rho), Some(pv)) = (self.spearman, self.p_value) {
+            writeln!(
+                f,
+                "Spearman rank correlation of rating and Elo: {rho:.3} (two-sided p = {pv:.4})"
+            )?;
+        }
+        writeln!(f, "{}", self.answer)?;
+        if let Some(svg) = &self.svg {
+            writeln!(f, "chart: {svg}")?;
+        }
+        Ok(())
+    }
+}
+
 /// The significance level of one look when `stages` looks share 5 % (Bonferroni: valid
 /// however the stages fall, a little conservative).
 pub fn stage_alpha(stages: usize) -> f64 {
