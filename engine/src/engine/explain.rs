@@ -228,3 +228,101 @@ fn ruled_out(pruned: u64) -> String {
         format!(" ({pruned} ruled out by their material)")
     }
 }
+
+/// The move model's judgement, when it decided.
+fn judgement_of(t: &Thought) -> Option<&Judgement> {
+    match &t.by {
+        DecidedBy::Model { judgement, .. } => Some(judgement),
+        DecidedBy::Cases | DecidedBy::Search(_) => None,
+    }
+}
+
+/// The move and how it was decided, as one JSON object (`precedent go --json`).
+pub fn to_json(t: &Thought) -> serde_json::Value {
+    let d = &t.decision;
+    let uci = |m: shakmaty::Move| m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+    serde_json::json!({
+        "bestmove": t.bestmove,
+        "score": t.score,
+        "retrieved_move": d.bestmove,
+        "score256": d.score256,
+        "similarity": f64::from(d.score256) / 256.0,
+        "case": d.top_case(),
+        "ties": d.ties,
+        "scanned": d.scanned,
+        "total": d.total,
+        "elapsed_ms": t.elapsed.as_secs_f64() * 1e3,
+        "retrieval_ms": d.elapsed.as_secs_f64() * 1e3,
+        "seed": d.seed,
+        "fallback": d.fallback,
+        "vote_share": d.winner().map(|w| w.share),
+        "candidates": d.candidates,
+        "revise": match &t.by {
+            DecidedBy::Search(r) => Some(r),
+            _ => None,
+        },
+        "decided_by": t.by.label(),
+        "model": judgement_of(t).map(|j| {
+            j.ranked()
+                .into_iter()
+                .map(|(i, p)| {
+                    let (cases, search) = j.contributions(i);
+                    serde_json::json!({
+                        "move": uci(j.evidence.moves[i]),
+                        "probability": p,
+                        "cases": cases,
+                        "search": search,
+                        "value": j.value(i).map(|v| v.0),
+                    })
+                })
+                .collect::<Vec<_>>()
+        }),
+    })
+}
+
+/// The move and how it was decided, a line each (`precedent go`): the explanation, the cases'
+/// votes and the model's most probable moves (`show` of each), and the score.
+pub fn report(t: &Thought, show: usize) -> Vec<String> {
+    let uci = |m: shakmaty::Move| m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+    let mut out = vec![format!("bestmove {}", t.bestmove)];
+    out.extend(explain(t));
+    out.push("votes:".to_string());
+    for c in t.decision.candidates.iter().take(show) {
+        let exp = c
+            .expected
+            .map(|e| format!(", mover scored {:.0}%", e * 100.0))
+            .unwrap_or_default();
+        out.push(format!(
+            "  {:<6} {:>5.1}%  ({} case(s){exp})",
+            c.uci,
+            c.share * 100.0,
+            c.cases
+        ));
+    }
+    if let Some(j) = judgement_of(t) {
+        out.push("model:".to_string());
+        for (i, p) in j.ranked().into_iter().take(show) {
+            let (cases, search) = j.contributions(i);
+            let value = j.value(i).map_or("-".to_string(), |(v, e)| {
+                format!("{}{}", if e { "" } else { "≤ " }, describe_value(v))
+            });
+            out.push(format!(
+                "  {:<6} {:>5.1}%  cases {cases:+.2}  search {search:+.2} ({value})",
+                uci(j.evidence.moves[i]),
+                p * 100.0
+            ));
+        }
+    }
+    out.push(match &t.by {
+        DecidedBy::Search(r) => format!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" ")),
+        DecidedBy::Model { judgement: j, .. } => {
+            let pv: Vec<String> = j.pv(j.chosen).into_iter().map(uci).collect();
+            format!("score {}  pv {}", t.score.uci(), pv.join(" "))
+        }
+        DecidedBy::Cases => format!(
+            "score {} (the cases' expected result; revise off)",
+            t.score.uci()
+        ),
+    });
+    out
+}
