@@ -88,7 +88,7 @@ impl Planes {
 }
 
 /// Board similarity as an integer in `0..=256` (4 × the sum of the per-square scores of
-/// method.md): `4·same + 3·same colour, other type + 2·one side empty + 1·same type, other colour`.
+/// docs/method.md): `4·same + 3·same colour, other type + 2·one side empty + 1·same type, other colour`.
 #[inline(always)]
 pub fn similarity(a: &Planes, b: &Planes) -> u32 {
     let occ_a = a.occupied();
@@ -231,7 +231,7 @@ impl MaterialQuery {
     }
 }
 
-/// Per-square score of method.md, ×4: 4, 3, 2, 1 or 0.
+/// Per-square score of docs/method.md, ×4: 4, 3, 2, 1 or 0.
 pub fn piece_score(a: Option<Piece>, b: Option<Piece>) -> u32 {
     match (a, b) {
         (None, None) => 4,
@@ -243,7 +243,7 @@ pub fn piece_score(a: Option<Piece>, b: Option<Piece>) -> u32 {
     }
 }
 
-/// The naive per-square similarity, straight from the table of method.md: the test oracle
+/// The naive per-square similarity, straight from the table of docs/method.md: the test oracle
 /// for [`similarity`].
 pub fn similarity_naive(a: &Board, b: &Board) -> u32 {
     Square::ALL

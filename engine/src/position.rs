@@ -271,7 +271,7 @@ mod searchmoves_tests {
 /// A move as a case stores it, in the mover's point of view, in 16 bits:
 /// from (6) | to (6) | promotion role (3) | castling flag (1).
 ///
-/// Castling is stored as the king's move of two files (`e1g1`, `e1c1`), as method.md says,
+/// Castling is stored as the king's move of two files (`e1g1`, `e1c1`), as docs/method.md says,
 /// whatever the start squares were in Chess960.
 #[repr(transparent)]
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default, Pod, Zeroable)]

@@ -104,7 +104,7 @@ pub struct Level {
 /// most probable *error* (`loss` or worse) is at least `ratio` times as probable; then that
 /// error. The engine errs where the model's players are tempted to, with their likeliest
 /// error, and otherwise plays their likeliest move, so that it matches more of their moves than
-/// a draw erring as often (`docs/levels.md`, "The errors rule (stop 31)").
+/// a draw erring as often (`docs/levels.md`, "The errors rule (2026-11-25)").
 ///
 /// With `hidden`, only errors the search does not see at two plies count (their loss there is
 /// under `hidden` centipawns): the ones a player misses because the refutation lies deeper.
