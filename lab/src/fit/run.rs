@@ -104,9 +104,12 @@ pub enum FitRunError {
     /// Sampling the games, or loading a case base.
     #[error(transparent)]
     Eval(#[from] EvalError),
-    /// Reading or writing the evidence.
-    #[error("{path}: {source}")]
-    Io {
+    /// Reading the evidence (the error names the file and line).
+    #[error(transparent)]
+    Evidence(std::io::Error),
+    /// Writing the evidence.
+    #[error("{path}: cannot write: {source}")]
+    Write {
         /// The file.
         path: String,
         /// Why.
@@ -195,16 +198,15 @@ pub fn run(
     bars: &dyn Bars,
 ) -> Result<FitReport, FitRunError> {
     let started = Instant::now();
-    let io = |path: &PathBuf| {
-        let path = path.display().to_string();
-        move |source| FitRunError::Io { path, source }
-    };
     let records: Vec<Record> = match &args.evidence {
-        Some(path) => load(path).map_err(io(path))?,
+        Some(path) => load(path).map_err(FitRunError::Evidence)?,
         None => gather_records(args, cfg, cb, seed, bars)?,
     };
     if let Some(path) = &args.save_evidence {
-        save(path, &records).map_err(io(path))?;
+        save(path, &records).map_err(|source| FitRunError::Write {
+            path: path.display().to_string(),
+            source,
+        })?;
     }
     // The case base's features of every record (the ablation's too, when recorded).
     let one_game = one_game_for(cb, &records).map_err(EvalError::from)?;
