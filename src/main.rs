@@ -59,7 +59,7 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => cmd::tune::run_cmd(args),
         Some(Command::Fit(args)) => cmd::fit::run_cmd(args),
         Some(Command::FitEval(args)) => cmd::fiteval::run(args),
-        Some(Command::Frontier(args)) => cmd::frontier::run(args),
+        Some(Command::Frontier(args)) => cmd::frontier::run_cmd(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
         None => cmd::uci::run(cmd::uci::Args::default()),
     };

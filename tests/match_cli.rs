@@ -352,3 +352,23 @@ fn a_staged_experiment_on_equal_case_bases_reports_its_decision() {
         assert!(out.join("games-2.pgn").exists());
     }
 }
+
+#[test]
+fn a_match_spec_with_an_unknown_key_is_refused_with_the_nearest_key() {
+    let o = common::run(&[
+        "match",
+        "--player",
+        "precedent:k=5,temprature=0.3",
+        "--player",
+        "random",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        common::stderr(&o).contains(
+            "unknown setting `temprature` in player `precedent:k=5,temprature=0.3`; \
+             did you mean `temperature`?"
+        ),
+        "{}",
+        common::stderr(&o)
+    );
+}

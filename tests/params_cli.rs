@@ -51,9 +51,84 @@ fn go_reads_a_parameter_file_and_flags_override_it() {
     std::fs::write(&bad, "k = \"many\"\n").expect("write");
     let o = common::run(&["go", "--startpos", "--params", bad.to_str().expect("path")]);
     assert!(
-        !o.status.success() && common::stderr(&o).contains("bad parameter file"),
+        !o.status.success()
+            && common::stderr(&o).contains("`k` = \"many\" is not a whole number in ")
+            && common::stderr(&o).contains("bad.toml line 1"),
         "{}",
         common::stderr(&o)
+    );
+}
+
+fn typo_file(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("typo.toml");
+    std::fs::write(&path, "temprature = 0.3\nk = 5\n").expect("write");
+    path
+}
+
+#[test]
+fn a_parameter_file_with_an_unknown_key_is_refused_with_the_nearest_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let typo = typo_file(dir.path());
+    let o = common::run(&["go", "--startpos", "--params", typo.to_str().expect("path")]);
+    assert!(!o.status.success());
+    assert_eq!(
+        common::stderr(&o).trim(),
+        format!(
+            "precedent: error: unknown setting `temprature` in {} line 1; did you mean `temperature`?",
+            typo.display()
+        )
+    );
+}
+
+/// The engine's answers to `commands`, ending with `quit`.
+fn uci_session(commands: &str) -> Vec<String> {
+    let mut child = Command::new(common::bin())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("engine starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(stdin, "{commands}\nquit").expect("write");
+    drop(stdin);
+    let lines = BufReader::new(child.stdout.take().expect("stdout"))
+        .lines()
+        .map_while(Result::ok)
+        .collect();
+    let _ = child.wait();
+    lines
+}
+
+#[test]
+fn uci_refuses_an_unknown_option_or_parameter_key_and_keeps_its_settings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let typo = typo_file(dir.path());
+    let lines = uci_session(&format!(
+        "uci\nsetoption name K value 1\nsetoption name Revise value false\nsetoption name Tempratur value 0.3\n\
+         setoption name Params value {}\nsetoption name K value 0\nisready\n\
+         position startpos moves d2d4\ngo movetime 100",
+        typo.display()
+    ));
+    let errors: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string error"))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "info string error: unknown setting `Tempratur`; did you mean `Temperature`?",
+            &format!(
+                "info string error: unknown setting `temprature` in {} line 1; did you mean `temperature`?",
+                typo.display()
+            ),
+            "info string error: `k` = 0 is outside 1..4096",
+        ],
+        "{lines:#?}"
+    );
+    // K 1 (and Revise off) were kept through all three: one case votes.
+    assert!(lines.iter().any(|l| l.contains("of 1 cases")), "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("bestmove ")),
+        "{lines:#?}"
     );
 }
 

@@ -1,7 +1,7 @@
 //! Positions from games that are not in the case base: the reported top similarity and tie count
 //! must equal a brute-force per-square computation over every case, and the chosen move (k = 1)
 //! must be what a correct adaptation of one of the top-scoring cases produces, recomputed here
-//! from method.md. Once on the shipped fixture (Lichess games against later Lichess games), once
+//! from docs/method.md. Once on the shipped fixture (Lichess games against later Lichess games), once
 //! on the shared data (Lichess games against master games) when it is there.
 
 mod common;
@@ -61,7 +61,7 @@ fn manhattan(a: Square, b: Square) -> f64 {
     f64::from(d) / 14.0
 }
 
-/// method.md's adaptation with all weights 1, written out again without the library's helpers.
+/// docs/method.md's adaptation with all weights 1, written out again without the library's helpers.
 fn adapt_by_hand(
     case: &[Option<Piece>; 64],
     from: Square,

@@ -560,7 +560,7 @@ fn hash_sizes_the_table_reports_hashfull_and_bad_sizes_are_refused() {
     assert!(
         lines
             .iter()
-            .any(|l| l.contains("option Hash") && l.contains("outside")),
+            .any(|l| l.contains("`Hash`") && l.contains("outside")),
         "{lines:#?}"
     );
     let (_, mv) = e.go("go depth 3");

@@ -9,7 +9,7 @@ use bytemuck::{Pod, Zeroable};
 use shakmaty::{Board, Color, Piece, Role, Square};
 
 /// Highest board similarity: two identical boards.
-pub const MAX_SCORE: u32 = 256;
+pub(crate) const MAX_SCORE: u32 = 256;
 
 /// A chess board packed into four bit planes.
 #[repr(C)]
@@ -88,7 +88,7 @@ impl Planes {
 }
 
 /// Board similarity as an integer in `0..=256` (4 × the sum of the per-square scores of
-/// method.md): `4·same + 3·same colour, other type + 2·one side empty + 1·same type, other colour`.
+/// docs/method.md): `4·same + 3·same colour, other type + 2·one side empty + 1·same type, other colour`.
 #[inline(always)]
 pub fn similarity(a: &Planes, b: &Planes) -> u32 {
     let occ_a = a.occupied();
@@ -138,8 +138,8 @@ impl Planes {
 /// piece of the other colour (worth 1). Taking every possible same-colour pair is optimal (each
 /// is worth 3 or 4 and costs at most two cross-colour pairs worth 1), so no placement of the
 /// pieces on the squares scores more.
-#[inline]
-pub fn material_bound(a: &Material, b: &Material) -> u32 {
+#[cfg(test)]
+pub(crate) fn material_bound(a: &Material, b: &Material) -> u32 {
     let mut total = 0u32;
     let mut same_piece = 0u32;
     let mut side = [[0u32; 2]; 2];
@@ -231,7 +231,7 @@ impl MaterialQuery {
     }
 }
 
-/// Per-square score of method.md, ×4: 4, 3, 2, 1 or 0.
+/// Per-square score of docs/method.md, ×4: 4, 3, 2, 1 or 0.
 pub fn piece_score(a: Option<Piece>, b: Option<Piece>) -> u32 {
     match (a, b) {
         (None, None) => 4,
@@ -243,7 +243,7 @@ pub fn piece_score(a: Option<Piece>, b: Option<Piece>) -> u32 {
     }
 }
 
-/// The naive per-square similarity, straight from the table of method.md: the test oracle
+/// The naive per-square similarity, straight from the table of docs/method.md: the test oracle
 /// for [`similarity`].
 pub fn similarity_naive(a: &Board, b: &Board) -> u32 {
     Square::ALL

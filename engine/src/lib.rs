@@ -14,7 +14,7 @@
 //! - [`casebase`] builds a case base from them ([`casebase::build`]), stores it on disk and
 //!   loads it ([`casebase::CaseBase`]).
 //! - [`retrieve`] scans the case base for the cases most similar to a position ([`board`]
-//!   holds the similarity of method.md on bit planes).
+//!   holds the similarity of docs/method.md on bit planes).
 //! - [`adapt`] adapts each retrieved case's move to the most similar legal move here and lets
 //!   the cases vote ([`adapt::reuse`]).
 //! - [`revise`] checks the cases' proposals with a tactical search.

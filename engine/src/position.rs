@@ -233,7 +233,10 @@ mod tests {
 
 /// The legal moves of `pos`, limited to `allowed` (UCI `searchmoves`) when at least one of them
 /// is legal; a list with no legal move in it is ignored rather than leaving nothing to play.
-pub fn legal_moves_within(pos: &Chess, allowed: Option<&[shakmaty::Move]>) -> Vec<shakmaty::Move> {
+pub(crate) fn legal_moves_within(
+    pos: &Chess,
+    allowed: Option<&[shakmaty::Move]>,
+) -> Vec<shakmaty::Move> {
     let legal: Vec<shakmaty::Move> = pos.legal_moves().into_iter().collect();
     match allowed {
         Some(a) if legal.iter().any(|m| a.contains(m)) => {
@@ -268,7 +271,7 @@ mod searchmoves_tests {
 /// A move as a case stores it, in the mover's point of view, in 16 bits:
 /// from (6) | to (6) | promotion role (3) | castling flag (1).
 ///
-/// Castling is stored as the king's move of two files (`e1g1`, `e1c1`), as method.md says,
+/// Castling is stored as the king's move of two files (`e1g1`, `e1c1`), as docs/method.md says,
 /// whatever the start squares were in Chess960.
 #[repr(transparent)]
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default, Pod, Zeroable)]
@@ -282,7 +285,7 @@ impl CaseMove {
     }
 
     /// Encodes a shakmaty move played by `mover`.
-    pub fn from_move(m: Move, mover: Color) -> Option<CaseMove> {
+    pub(crate) fn from_move(m: Move, mover: Color) -> Option<CaseMove> {
         match m {
             Move::Castle { king, rook } => {
                 let side = CastlingSide::from_king_side(rook > king);

@@ -1,5 +1,9 @@
 //! `precedent bench`: how fast the retrieval scan runs, in cases per second.
 
+mod run;
+
+pub use run::{BenchArgs, BenchOutcome, SearchReport, bounded_queries, measure};
+
 use std::time::{Duration, Instant};
 
 use serde::Serialize;

@@ -120,21 +120,21 @@ pub struct GoResult {
 }
 
 /// A running UCI engine.
-pub struct Engine {
+pub struct EngineProcess {
     name: String,
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
 }
 
-impl Engine {
+impl EngineProcess {
     /// Starts `command` (split on whitespace), completes the handshake, sets `options`
     /// (name, value) and waits for `readyok`.
     pub fn start(
         command: &str,
         options: &[(String, String)],
         timeout: Duration,
-    ) -> Result<Engine, ClientError> {
+    ) -> Result<EngineProcess, ClientError> {
         let mut parts = command.split_whitespace();
         let program = parts.next().ok_or_else(|| ClientError::Start {
             engine: command.to_string(),
@@ -167,7 +167,7 @@ impl Engine {
                 }
             }
         });
-        let mut engine = Engine {
+        let mut engine = EngineProcess {
             name: command.to_string(),
             child,
             stdin,
@@ -292,7 +292,7 @@ impl Engine {
     }
 }
 
-impl Drop for Engine {
+impl Drop for EngineProcess {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
             let _ = self.child.kill();
@@ -350,7 +350,7 @@ mod tests {
 
     #[test]
     fn a_missing_program_is_a_start_error() {
-        let e = Engine::start("/no/such/engine", &[], Duration::from_secs(1))
+        let e = EngineProcess::start("/no/such/engine", &[], Duration::from_secs(1))
             .err()
             .expect("error");
         assert!(matches!(e, ClientError::Start { .. }), "{e}");
@@ -358,7 +358,7 @@ mod tests {
 
     #[test]
     fn an_engine_that_exits_is_reported_not_waited_for() {
-        let e = Engine::start("true", &[], Duration::from_secs(10))
+        let e = EngineProcess::start("true", &[], Duration::from_secs(10))
             .err()
             .expect("error");
         assert!(
@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn an_engine_that_never_answers_times_out() {
-        let e = Engine::start("sleep 30", &[], Duration::from_millis(200))
+        let e = EngineProcess::start("sleep 30", &[], Duration::from_millis(200))
             .err()
             .expect("error");
         assert!(matches!(e, ClientError::Timeout { .. }), "{e}");

@@ -2,6 +2,10 @@
 //! accuracy, the yardstick of Maia, KDD 2020), on positions sampled from held-out games; and
 //! how many positions of an EPD test suite it solves.
 
+mod run;
+
+pub use run::{Bars, DEFAULT_REVISE_MOVETIME_MS, EvalArgs, EvalRun};
+
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -13,11 +17,11 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::Progress;
-use crate::client::{ClientError, Engine, Limit};
+use crate::client::{ClientError, EngineProcess, Limit};
 use crate::epd::{EpdRecord, solves};
 use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
-use precedent::engine::{ThinkLimits, think};
+use precedent::engine::{DecidedBy, ThinkLimits, think};
 use precedent::pgn::{InputError, Selection, SkipReason, for_each_game};
 use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
@@ -58,6 +62,9 @@ pub enum EvalError {
     /// An external engine (evaluated, or the judge) failed.
     #[error(transparent)]
     Engine(#[from] ClientError),
+    /// A case base could not be loaded.
+    #[error(transparent)]
+    CaseBase(#[from] precedent::casebase::CaseBaseError),
     /// Any other failure, described.
     #[error("{0}")]
     Other(String),
@@ -141,7 +148,7 @@ pub struct Outcome {
 
 /// Accuracy of a group of positions.
 #[derive(Clone, Debug, Serialize)]
-pub struct Group {
+pub struct Accuracy {
     /// What the group is: a rating band (`1400-1599`), a phase (`plies 10-39`) or `all`.
     pub name: String,
     /// Positions in the group.
@@ -156,15 +163,15 @@ pub struct Group {
     pub ci_high: f64,
 }
 
-impl Group {
-    fn new(name: String, positions: u64, matches: u64) -> Group {
+impl Accuracy {
+    fn new(name: String, positions: u64, matches: u64) -> Accuracy {
         let (ci_low, ci_high) = wilson(matches, positions);
         let accuracy = if positions == 0 {
             0.0
         } else {
             matches as f64 / positions as f64
         };
-        Group {
+        Accuracy {
             name,
             positions,
             matches,
@@ -214,9 +221,9 @@ pub struct Report {
     /// Upper end of the 95 % Wilson interval of `accuracy` (0..=1).
     pub ci_high: f64,
     /// Accuracy per 200-point band of the mover's rating, lowest first (rated movers only).
-    pub by_band: Vec<Group>,
+    pub by_band: Vec<Accuracy>,
     /// Accuracy per game phase (plies 0-9, 10-39, 40+).
-    pub by_phase: Vec<Group>,
+    pub by_phase: Vec<Accuracy>,
     /// Share of positions where the human's move was among the engine's three most probable
     /// (with the move model only).
     pub top3: Option<f64>,
@@ -360,7 +367,7 @@ pub fn report(
         p.1 += u64::from(o.matched);
     }
     let sims: Vec<f64> = outcomes.iter().filter_map(|o| o.top_similarity).collect();
-    let all = Group::new("all".into(), n, matches);
+    let all = Accuracy::new("all".into(), n, matches);
     let phase_order = ["plies 0-9", "plies 10-39", "plies 40+"];
     Report {
         engine,
@@ -371,11 +378,15 @@ pub fn report(
         ci_high: all.ci_high,
         by_band: bands
             .into_iter()
-            .map(|(b, (n, m))| Group::new(format!("{}-{}", b, b + band_width - 1), n, m))
+            .map(|(b, (n, m))| Accuracy::new(format!("{}-{}", b, b + band_width - 1), n, m))
             .collect(),
         by_phase: phase_order
             .iter()
-            .filter_map(|p| phases.get(p).map(|&(n, m)| Group::new(p.to_string(), n, m)))
+            .filter_map(|p| {
+                phases
+                    .get(p)
+                    .map(|&(n, m)| Accuracy::new(p.to_string(), n, m))
+            })
             .collect(),
         top3: top3(outcomes),
         mean_log_likelihood: mean_log_likelihood(outcomes),
@@ -428,7 +439,11 @@ pub fn run_reasoner(
             });
             let o = match thought {
                 Ok(t) => {
-                    let model = t.judged.as_ref().and_then(|j| {
+                    let judgement = match &t.by {
+                        DecidedBy::Model { judgement, .. } => Some(judgement),
+                        DecidedBy::Cases | DecidedBy::Search(_) => None,
+                    };
+                    let model = judgement.and_then(|j| {
                         let e = (*expected)?;
                         let at = j.evidence.moves.iter().position(|m| *m == e)?;
                         let rank = j.ranked().iter().position(|(i, _)| *i == at)?;
@@ -466,7 +481,7 @@ pub fn run_engine(
     let results: Result<Vec<Vec<Outcome>>, EvalError> = positions
         .par_chunks(chunk)
         .map(|part| {
-            let mut engine = Engine::start(command, options, Duration::from_secs(10))?;
+            let mut engine = EngineProcess::start(command, options, Duration::from_secs(10))?;
             let mut out = Vec::with_capacity(part.len());
             for (game, expected) in part {
                 let pos = &game.position;
@@ -493,6 +508,9 @@ pub fn run_engine(
 /// What `eval --epd` reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct EpdReport {
+    /// The suite's file, as given.
+    #[serde(skip)]
+    pub suite: String,
     /// The engine evaluated, with its settings.
     pub engine: String,
     /// Positions in the suite.
@@ -541,6 +559,7 @@ pub fn epd_report(
     }
     let total = records.len() as u64;
     EpdReport {
+        suite: String::new(),
         engine,
         total,
         solved,
@@ -684,7 +703,7 @@ pub const MATE_CAP: i32 = 1000;
 
 /// The judge's value of playing `m` in `pos`, from the mover's side (capped at ±MATE_CAP).
 fn value_after(
-    engine: &mut Engine,
+    engine: &mut EngineProcess,
     pos: &Chess,
     m: &Move,
     limit: &Limit,
@@ -727,7 +746,7 @@ pub fn judge_moves(
     let parts: Result<Vec<Vec<Vec<i32>>>, EvalError> = positions
         .par_chunks(chunk)
         .map(|part| {
-            let mut engine = Engine::start(command, options, Duration::from_secs(10))?;
+            let mut engine = EngineProcess::start(command, options, Duration::from_secs(10))?;
             let mut out = Vec::with_capacity(part.len());
             for (pos, moves) in part {
                 // Every judge search starts from an empty hash table (here and in value_after):

@@ -166,7 +166,7 @@ pub struct ExperimentReport {
     pub answer: String,
     /// How the sequential test ended: `effect` (slope significantly different from zero),
     /// `absent` (slope within ±min_effect), or `undecided`.
-    pub decision: Decision,
+    pub decision: Conclusion,
     /// Stages played.
     pub stages: usize,
     /// Games per pair played.
@@ -184,13 +184,49 @@ pub struct ExperimentReport {
 /// How the sequential test ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Decision {
+pub enum Conclusion {
     /// The slope of Elo on rating differs from zero (at the stage-corrected level).
     Effect,
     /// The slope's interval lies within ±min_effect: no effect that matters.
     Absent,
     /// Neither, after the last stage.
     Undecided,
+}
+
+impl std::fmt::Display for ExperimentReport {
+    /// The report as `precedent experiment` prints it: the match, then the case bases.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{}", self.match_report)?;
+        writeln!(
+            f,
+            "{:<16} {:>9} {:>11} {:>8} {:>8}  95% interval",
+            "case base", "cases", "mean elo", "games", "Elo"
+        )?;
+        for p in &self.players {
+            writeln!(
+                f,
+                "{:<16} {:>9} {:>11} {:>8} {:>8.0}  [{:.0}, {:.0}]",
+                p.name,
+                p.cases,
+                p.mean_mover_elo.map_or("-".into(), |e| format!("{e:.0}")),
+                p.games,
+                p.elo,
+                p.ci_low,
+                p.ci_high
+            )?;
+        }
+        if let (Some(rho), Some(pv)) = (self.spearman, self.p_value) {
+            writeln!(
+                f,
+                "Spearman rank correlation of rating and Elo: {rho:.3} (two-sided p = {pv:.4})"
+            )?;
+        }
+        writeln!(f, "{}", self.answer)?;
+        if let Some(svg) = &self.svg {
+            writeln!(f, "chart: {svg}")?;
+        }
+        Ok(())
+    }
 }
 
 /// The significance level of one look when `stages` looks share 5 % (Bonferroni: valid
@@ -200,13 +236,13 @@ pub fn stage_alpha(stages: usize) -> f64 {
 }
 
 /// The decision after a look at `slope` with `stages` looks in all.
-pub fn decide(slope: Option<&Slope>, stages: usize, min_effect: f64) -> Decision {
+pub fn decide(slope: Option<&Slope>, stages: usize, min_effect: f64) -> Conclusion {
     let Some(s) = slope else {
-        return Decision::Undecided;
+        return Conclusion::Undecided;
     };
     let alpha = stage_alpha(stages);
     if s.p_value < alpha {
-        return Decision::Effect;
+        return Conclusion::Effect;
     }
     // The (1 − alpha) interval.
     let se = s.se;
@@ -216,9 +252,9 @@ pub fn decide(slope: Option<&Slope>, stages: usize, min_effect: f64) -> Decision
         && s.per_100 - z * se > -min_effect
         && s.per_100 + z * se < min_effect
     {
-        return Decision::Absent;
+        return Conclusion::Absent;
     }
-    Decision::Undecided
+    Conclusion::Undecided
 }
 
 /// Games per pair a fixed design needs to find `slope` at two-sided 5 % with 80 % power, from
@@ -417,7 +453,7 @@ pub fn run(
     }
     let stages = cfg.stages.max(1);
     let mut report: Option<MatchReport> = None;
-    let mut decision = Decision::Undecided;
+    let mut decision = Conclusion::Undecided;
     let mut played_stages = 0;
     let mut analysis = None;
     for stage in 0..stages {
@@ -450,7 +486,7 @@ pub fn run(
         decision = decide(a.slope.as_ref(), stages, cfg.min_effect);
         report = Some(merged);
         analysis = Some(a);
-        if stages > 1 && decision != Decision::Undecided {
+        if stages > 1 && decision != Conclusion::Undecided {
             break;
         }
     }
@@ -509,7 +545,7 @@ pub fn run(
 
 /// What the sequential test concluded, in words.
 fn sequential_text(
-    decision: Decision,
+    decision: Conclusion,
     played: usize,
     stages: usize,
     games_per_pair: usize,
@@ -521,14 +557,14 @@ fn sequential_text(
         format!(" To detect the slope seen, a fixed round robin needs about {n:.0} games a pair.")
     });
     match decision {
-        Decision::Effect => format!(
+        Conclusion::Effect => format!(
             "Decided after stage {played} of {stages} ({games_per_pair} games a pair): the slope is significant at the stage-corrected level {alpha:.4} (5 % over {stages} looks).{need}"
         ),
-        Decision::Absent => format!(
+        Conclusion::Absent => format!(
             "Decided after stage {played} of {stages} ({games_per_pair} games a pair): no effect of ±{min_effect:.0} Elo per 100 rating points or more (the {:.1} % interval of the slope lies within it).{need}",
             100.0 * (1.0 - alpha)
         ),
-        Decision::Undecided => format!(
+        Conclusion::Undecided => format!(
             "Undecided after {played} stages ({games_per_pair} games a pair): neither a slope (at level {alpha:.4}) nor its absence (within ±{min_effect:.0} Elo per 100 rating points) is shown.{need}"
         ),
     }
@@ -778,32 +814,32 @@ mod tests {
         assert_eq!(stage_alpha(5), 0.01);
         assert_eq!(
             decide(Some(&slope(30.0, 12.0, 0.02)), 5, 10.0),
-            Decision::Undecided
+            Conclusion::Undecided
         );
         assert_eq!(
             decide(Some(&slope(30.0, 9.0, 0.005)), 5, 10.0),
-            Decision::Effect
+            Conclusion::Effect
         );
         assert_eq!(
             decide(Some(&slope(30.0, 12.0, 0.02)), 1, 10.0),
-            Decision::Effect
+            Conclusion::Effect
         );
         // A slope near zero, known to ±2.5 at 99 %: no effect of 10 Elo per 100 points.
         assert_eq!(
             decide(Some(&slope(1.0, 1.0, 0.3)), 5, 10.0),
-            Decision::Absent
+            Conclusion::Absent
         );
         // The same slope known to ±8: neither.
         assert_eq!(
             decide(Some(&slope(1.0, 4.0, 0.8)), 5, 10.0),
-            Decision::Undecided
+            Conclusion::Undecided
         );
         // Without a smallest effect that matters, absence is never decided.
         assert_eq!(
             decide(Some(&slope(1.0, 1.0, 0.3)), 5, 0.0),
-            Decision::Undecided
+            Conclusion::Undecided
         );
-        assert_eq!(decide(None, 5, 10.0), Decision::Undecided);
+        assert_eq!(decide(None, 5, 10.0), Conclusion::Undecided);
     }
 
     #[test]

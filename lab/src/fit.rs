@@ -9,6 +9,10 @@
 //! against a one-game case base's evidence (the cases ablation, Δcases). Feature families can be
 //! dropped and the model refitted on the same evidence, to see what each adds.
 
+mod run;
+
+pub use run::{FitArgs, FitReport, FitRunError, run, sample_halves};
+
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -502,7 +506,7 @@ impl LevelFit {
             temperature: self.temperature,
             search_weight: 1.0,
             errors: None,
-            model: ModelConfig::from_fitted(&self.weights, smoothing),
+            model: ModelConfig::from_vector(&self.weights, smoothing),
         }
     }
 }

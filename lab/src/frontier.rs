@@ -8,6 +8,10 @@
 //! probable move or erring by the errors rule at each ratio, against the default style. With a
 //! judge, every move any of them chose (and the human's) is judged as `eval --judge` judges.
 
+mod run;
+
+pub use run::{FrontierArgs, FrontierReport, Hidden, refuse_fixed_settings, run};
+
 use rayon::prelude::*;
 use serde::Serialize;
 use shakmaty::{Chess, Move};
@@ -16,7 +20,7 @@ use crate::Progress;
 use crate::client::Limit;
 use crate::eval::{BLUNDER_CP, EvalError, judge_moves, paired_delta, wilson};
 use crate::fit::{BLUNDER_PAWNS, Item};
-use precedent::engine::config::{EngineConfig, Errors};
+use precedent::engine::config::{EngineConfig, ErringRule};
 use precedent::engine::draw_in;
 use precedent::model::fit::probabilities;
 use precedent::model::{LOSS_LAST_FEATURE, N_FEATURES, most_probable};
@@ -36,7 +40,7 @@ pub enum Choice {
         seed: u64,
     },
     /// The errors rule of a level.
-    Rule(Errors),
+    Rule(ErringRule),
 }
 
 /// A way to play: a model's weights (in [`precedent::model::FEATURES`] order) and how the move
@@ -172,7 +176,7 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
         for &ratio in &settings.ratios {
             out.push(policy(
                 "errors rule",
-                Choice::Rule(Errors {
+                Choice::Rule(ErringRule {
                     loss,
                     ratio,
                     hidden,
@@ -576,7 +580,7 @@ mod tests {
 
     /// The errors rule at `ratio`, errors being losses of 2 pawns or more.
     fn rule(ratio: f64) -> Choice {
-        Choice::Rule(Errors {
+        Choice::Rule(ErringRule {
             loss: 200,
             ratio,
             hidden: None,
@@ -773,7 +777,7 @@ mod tests {
         );
         assert_eq!(
             ps[3].choice,
-            Choice::Rule(Errors {
+            Choice::Rule(ErringRule {
                 loss: 200,
                 ratio: 0.1,
                 hidden: None,
@@ -788,7 +792,7 @@ mod tests {
         let hidden_of = |hidden: Option<Option<u32>>, level: Option<u32>| {
             let mut at = cfg.clone();
             for l in at.levels.iter_mut().filter(|l| l.elo == 1600) {
-                l.errors = Some(Errors {
+                l.errors = Some(ErringRule {
                     loss: 101,
                     ratio: 0.1,
                     hidden: level,

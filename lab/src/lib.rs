@@ -10,6 +10,8 @@
 //!   evidence, how a level's ways to err trade blunders against move-matching.
 //! - [`tune`]: the evolution strategy for the reasoner's numbers.
 //! - [`mod@bench`]: the retrieval scan's and the search's speed.
+//! - [`reasoner`]: the reasoner's settings as the workflows take them, flags derived from the
+//!   engine's registry of settings.
 
 pub mod bench;
 pub mod client;
@@ -20,6 +22,7 @@ pub mod experiment;
 pub mod fit;
 pub mod frontier;
 pub mod rating;
+pub mod reasoner;
 pub mod scale;
 pub mod tournament;
 pub mod tune;

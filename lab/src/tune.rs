@@ -2,19 +2,23 @@
 //! evaluation weights: a (μ + λ) evolution strategy whose individuals carry their own step sizes,
 //! mutated as σ′ = σ·exp(τ·N(0,1)) with τ = 1/√(2√n), then x′ = x + σ′·N(0,1).
 
+mod run;
+
+pub use run::{Check, DEFAULT_MOVETIME_MS, TuneArgs, TuneReport, run};
+
 use rand::Rng;
 use rand::rngs::StdRng;
 use rand_distr::StandardNormal;
 use serde::Serialize;
 
-use precedent::adapt::Weights;
 use precedent::engine::config::EngineConfig;
+use precedent::engine::settings;
 
 /// One tunable number: its range and its initial step size.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Gene {
     /// Its name in reports (`w1`, `log2_k`, `p`, `tolerance`, …).
-    pub name: &'static str,
+    pub name: String,
     /// Lowest value a mutation may give it.
     pub min: f64,
     /// Highest value a mutation may give it.
@@ -23,68 +27,24 @@ pub struct Gene {
     pub sigma: f64,
 }
 
-/// The genes: w1…w6, k (on a log2 scale), p, and the revise tolerance (centipawns).
-pub const GENES: [Gene; 9] = [
-    Gene {
-        name: "w1",
-        min: 0.0,
-        max: 20.0,
-        sigma: 1.0,
-    },
-    Gene {
-        name: "w2",
-        min: 0.0,
-        max: 20.0,
-        sigma: 1.0,
-    },
-    Gene {
-        name: "w3",
-        min: 0.0,
-        max: 20.0,
-        sigma: 1.0,
-    },
-    Gene {
-        name: "w4",
-        min: 0.0,
-        max: 20.0,
-        sigma: 1.0,
-    },
-    Gene {
-        name: "w5",
-        min: 0.0,
-        max: 20.0,
-        sigma: 1.0,
-    },
-    Gene {
-        name: "w6",
-        min: 0.0,
-        max: 20.0,
-        sigma: 1.0,
-    },
-    Gene {
-        name: "log2_k",
-        min: 0.0,
-        max: 8.0,
-        sigma: 0.5,
-    },
-    Gene {
-        name: "p",
-        min: 0.0,
-        max: 128.0,
-        sigma: 8.0,
-    },
-    Gene {
-        name: "tolerance",
-        min: 0.0,
-        max: 300.0,
-        sigma: 20.0,
-    },
-];
+/// The genes: those the registry of settings declares (`w1`…`w6`, `log2_k`, `p`, and the
+/// revise tolerance in centipawns); with `revise` off, only those that matter without it.
+pub fn genes(revise: bool) -> Vec<Gene> {
+    settings::genes(revise)
+        .into_iter()
+        .map(|(name, _, g)| Gene {
+            name,
+            min: g.min,
+            max: g.max,
+            sigma: g.sigma,
+        })
+        .collect()
+}
 
 /// An individual: a point in parameter space and its own step sizes.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Individual {
-    /// The gene values, in the order of [`GENES`].
+    /// The gene values, in the order of [`genes`].
     pub x: Vec<f64>,
     /// Its own mutation step size per gene, adapted by evolution.
     pub sigma: Vec<f64>,
@@ -94,36 +54,20 @@ pub struct Individual {
 }
 
 impl Individual {
-    /// The genome of a configuration.
-    pub fn from_config(c: &EngineConfig) -> Individual {
-        let w = c.reuse.weights.0;
-        let x = vec![
-            w[0],
-            w[1],
-            w[2],
-            w[3],
-            w[4],
-            w[5],
-            (c.reuse.k.max(1) as f64).log2(),
-            c.reuse.p,
-            f64::from(c.revise.tolerance),
-        ];
+    /// The genome of a configuration: the genes of [`genes`]`(revise)`.
+    pub fn from_config(c: &EngineConfig, revise: bool) -> Individual {
+        let genes = settings::genes(revise);
         Individual {
-            x,
-            sigma: GENES.iter().map(|g| g.sigma).collect(),
+            x: settings::genome(c, &genes),
+            sigma: genes.iter().map(|(_, _, g)| g.sigma).collect(),
             fitness: None,
         }
     }
 
-    /// The configuration of a genome (on top of `base` for what is not tuned).
-    pub fn to_config(&self, base: &EngineConfig) -> EngineConfig {
-        let x = &self.x;
-        let mut c = base.clone();
-        c.reuse.weights = Weights([x[0], x[1], x[2], x[3], x[4], x[5]]);
-        c.reuse.k = 2f64.powf(x[6]).round().max(1.0) as usize;
-        c.reuse.p = x[7];
-        c.revise.tolerance = x[8].round() as i32;
-        c
+    /// The configuration of a genome of [`genes`]`(revise)`, on top of `base` for what is not
+    /// tuned.
+    pub fn to_config(&self, base: &EngineConfig, revise: bool) -> EngineConfig {
+        settings::with_genome(base, &settings::genes(revise), &self.x)
     }
 }
 
@@ -152,7 +96,7 @@ pub struct Generation {
     pub best: f64,
     /// Mean fitness of the whole population (parents and children).
     pub mean: f64,
-    /// Gene values of the best individual, in the order of [`GENES`].
+    /// Gene values of the best individual, in the order of [`genes`].
     pub best_params: Vec<f64>,
 }
 
@@ -225,32 +169,55 @@ mod tests {
 
     #[test]
     fn mutation_is_reproducible_and_stays_in_range() {
-        let start = Individual::from_config(&EngineConfig::default());
-        let a = mutate(&start, &GENES, &mut StdRng::seed_from_u64(7));
-        let b = mutate(&start, &GENES, &mut StdRng::seed_from_u64(7));
+        let genes = genes(true);
+        let start = Individual::from_config(&EngineConfig::default(), true);
+        let a = mutate(&start, &genes, &mut StdRng::seed_from_u64(7));
+        let b = mutate(&start, &genes, &mut StdRng::seed_from_u64(7));
         assert_eq!(a, b, "same seed, same child");
         assert_ne!(a.x, start.x, "a mutation moves");
-        let c = mutate(&start, &GENES, &mut StdRng::seed_from_u64(8));
+        let c = mutate(&start, &genes, &mut StdRng::seed_from_u64(8));
         assert_ne!(a.x, c.x);
         let mut rng = StdRng::seed_from_u64(9);
         let mut ind = start;
         for _ in 0..2000 {
-            ind = mutate(&ind, &GENES, &mut rng);
-            for (x, g) in ind.x.iter().zip(&GENES) {
+            ind = mutate(&ind, &genes, &mut rng);
+            for (x, g) in ind.x.iter().zip(&genes) {
                 assert!(*x >= g.min && *x <= g.max, "{} = {x}", g.name);
             }
         }
     }
 
     #[test]
+    fn a_genome_decodes_to_the_configuration_it_came_from() {
+        let mut cfg = EngineConfig::default();
+        cfg.reuse.k = 8;
+        cfg.reuse.p = 12.5;
+        cfg.reuse.weights.0[2] = 3.0;
+        cfg.revise.tolerance = 30;
+        for revise in [true, false] {
+            let ind = Individual::from_config(&cfg, revise);
+            assert_eq!(ind.x.len(), genes(revise).len());
+            assert_eq!(ind.to_config(&cfg, revise), cfg);
+        }
+        assert_eq!(
+            genes(true).last().map(|g| g.name.as_str()),
+            Some("tolerance")
+        );
+        assert!(genes(false).iter().all(|g| g.name != "tolerance"));
+    }
+
+    #[test]
     fn step_sizes_adapt_log_normally() {
         // log(σ′/σ) = τ·N(0,1): over many mutations its mean is ≈ 0 and its spread ≈ τ.
-        let genes = [Gene {
-            name: "x",
-            min: -1e9,
-            max: 1e9,
-            sigma: 1.0,
-        }; 4];
+        let genes = vec![
+            Gene {
+                name: "x".into(),
+                min: -1e9,
+                max: 1e9,
+                sigma: 1.0,
+            };
+            4
+        ];
         let start = Individual {
             x: vec![0.0; 4],
             sigma: vec![1.0; 4],
@@ -272,12 +239,15 @@ mod tests {
     #[test]
     fn finds_the_optimum_of_a_toy_fitness() {
         // Maximise −Σ (x_i − t_i)²: the optimum is the target.
-        let genes = [Gene {
-            name: "x",
-            min: -10.0,
-            max: 10.0,
-            sigma: 2.0,
-        }; 3];
+        let genes = vec![
+            Gene {
+                name: "x".into(),
+                min: -10.0,
+                max: 10.0,
+                sigma: 2.0,
+            };
+            3
+        ];
         let target = [3.0, -2.0, 7.5];
         let start = Individual {
             x: vec![0.0; 3],

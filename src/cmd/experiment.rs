@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use precedent_lab::experiment::{ExperimentConfig, parse_bands, player_groups, run};
 
-use super::matchcmd::{MatchSettings, print_report};
-use super::reasoner_args::ReasonerArgs;
+use precedent_lab::reasoner::ReasonerArgs;
+use precedent_lab::tournament::MatchSettings;
 
 /// Arguments of `precedent experiment`.
 #[derive(clap::Args, Debug)]
@@ -65,6 +65,7 @@ pub fn run_cmd(args: Args) -> Result<()> {
     if args.reasoner.casebase.is_some() {
         bail!("--casebase does not apply: the experiment builds its own case bases");
     }
+    let reasoner = args.reasoner.config()?;
     let cfg = ExperimentConfig {
         pgn: args.pgn.clone(),
         groups,
@@ -72,14 +73,14 @@ pub fn run_cmd(args: Args) -> Result<()> {
         skip_plies: args.skip_plies,
         max_games: args.max_games,
         max_cases: args.max_cases,
-        reasoner: args.reasoner.config()?,
         // One --seed (the reasoner's) also orders the openings.
         matches: args.settings.config(
             args.games,
-            args.reasoner.seed.unwrap_or(1),
+            args.reasoner.run_seed(&reasoner),
             Some(args.out_dir.join("games.pgn")),
             "Precedent experiment",
         )?,
+        reasoner,
         stages: args.stages,
         min_effect: args.min_effect,
         svg: Some(
@@ -89,34 +90,5 @@ pub fn run_cmd(args: Args) -> Result<()> {
         ),
     };
     let r = run(&cfg, &super::progress::Bar::new("games"))?;
-    if args.json {
-        println!("{}", serde_json::to_string(&r)?);
-        return Ok(());
-    }
-    print_report(&r.match_report);
-    println!();
-    println!(
-        "{:<16} {:>9} {:>11} {:>8} {:>8}  95% interval",
-        "case base", "cases", "mean elo", "games", "Elo"
-    );
-    for p in &r.players {
-        println!(
-            "{:<16} {:>9} {:>11} {:>8} {:>8.0}  [{:.0}, {:.0}]",
-            p.name,
-            p.cases,
-            p.mean_mover_elo.map_or("-".into(), |e| format!("{e:.0}")),
-            p.games,
-            p.elo,
-            p.ci_low,
-            p.ci_high
-        );
-    }
-    if let (Some(rho), Some(pv)) = (r.spearman, r.p_value) {
-        println!("Spearman rank correlation of rating and Elo: {rho:.3} (two-sided p = {pv:.4})");
-    }
-    println!("{}", r.answer);
-    if let Some(svg) = &r.svg {
-        println!("chart: {svg}");
-    }
-    Ok(())
+    super::print(&r, args.json)
 }

@@ -5,13 +5,12 @@ use precedent::position::{parse_fen, play_line};
 use std::time::{Duration, Instant};
 
 use precedent::adapt::reuse::NoLegalMove;
-use precedent::engine::explain::explain;
-use precedent::engine::{ThinkLimits, Thought, think};
+use precedent::engine::explain::{report, to_json};
+use precedent::engine::{ThinkLimits, think};
 use precedent::revise::Memory;
-use precedent::revise::describe_value;
 use shakmaty::{CastlingMode, Chess};
 
-use super::reasoner_args::ReasonerArgs;
+use precedent_lab::reasoner::ReasonerArgs;
 
 /// Arguments of `precedent go`.
 #[derive(clap::Args, Debug)]
@@ -65,98 +64,11 @@ pub fn run(args: Args) -> Result<()> {
         }
     };
     if args.json {
-        println!("{}", serde_json::to_string(&json(&thought))?);
+        println!("{}", serde_json::to_string(&to_json(&thought))?);
     } else {
-        print_text(&thought, args.show);
+        for line in report(&thought, args.show) {
+            println!("{line}");
+        }
     }
     Ok(())
-}
-
-/// The `--json` object.
-fn json(t: &Thought) -> serde_json::Value {
-    let d = &t.decision;
-    serde_json::json!({
-        "bestmove": t.bestmove,
-        "score": t.score,
-        "retrieved_move": d.bestmove,
-        "score256": d.score256,
-        "similarity": f64::from(d.score256) / 256.0,
-        "case": d.top_case(),
-        "ties": d.ties,
-        "scanned": d.scanned,
-        "total": d.total,
-        "elapsed_ms": t.elapsed.as_secs_f64() * 1e3,
-        "retrieval_ms": d.elapsed.as_secs_f64() * 1e3,
-        "seed": d.seed,
-        "fallback": d.fallback,
-        "vote_share": d.winner().map(|w| w.share),
-        "candidates": d.candidates,
-        "revise": t.revised,
-        "style": t.style.to_string(),
-        "model": t.judged.as_ref().map(|j| {
-            j.ranked()
-                .into_iter()
-                .map(|(i, p)| {
-                    let (cases, search) = j.contributions(i);
-                    serde_json::json!({
-                        "move": j.evidence.moves[i].to_uci(CastlingMode::Standard).to_string(),
-                        "probability": p,
-                        "cases": cases,
-                        "search": search,
-                        "value": j.value(i).map(|v| v.0),
-                    })
-                })
-                .collect::<Vec<_>>()
-        }),
-    })
-}
-
-fn print_text(t: &Thought, show: usize) {
-    let d = &t.decision;
-    println!("bestmove {}", t.bestmove);
-    for line in explain(t) {
-        println!("{line}");
-    }
-    println!("votes:");
-    for c in d.candidates.iter().take(show) {
-        let exp = c
-            .expected
-            .map(|e| format!(", mover scored {:.0}%", e * 100.0))
-            .unwrap_or_default();
-        println!(
-            "  {:<6} {:>5.1}%  ({} case(s){exp})",
-            c.uci,
-            c.share * 100.0,
-            c.cases
-        );
-    }
-    if let Some(j) = &t.judged {
-        println!("model:");
-        for (i, p) in j.ranked().into_iter().take(show) {
-            let (cases, search) = j.contributions(i);
-            let value = j.value(i).map_or("-".to_string(), |(v, e)| {
-                format!("{}{}", if e { "" } else { "≤ " }, describe_value(v))
-            });
-            println!(
-                "  {:<6} {:>5.1}%  cases {cases:+.2}  search {search:+.2} ({value})",
-                j.evidence.moves[i].to_uci(CastlingMode::Standard),
-                p * 100.0
-            );
-        }
-    }
-    match (&t.revised, &t.judged) {
-        (Some(r), _) => println!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" ")),
-        (None, Some(j)) => {
-            let pv: Vec<String> = j
-                .pv(j.chosen)
-                .iter()
-                .map(|m| m.to_uci(CastlingMode::Standard).to_string())
-                .collect();
-            println!("score {}  pv {}", t.score.uci(), pv.join(" "));
-        }
-        (None, None) => println!(
-            "score {} (the cases' expected result; revise off)",
-            t.score.uci()
-        ),
-    }
 }

@@ -12,11 +12,23 @@ pub mod info;
 pub mod matchcmd;
 pub mod pack;
 pub mod progress;
-pub mod reasoner_args;
 pub mod tune;
 pub mod uci;
 
 /// The threads a `--threads` flag asks for, or the machine's cores when it is not given.
 pub fn threads_or_cores(given: Option<usize>) -> usize {
     given.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Prints a report: one JSON object with `json`, else its text.
+pub fn print<R: serde::Serialize + std::fmt::Display>(
+    report: &R,
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(report)?);
+    } else {
+        print!("{report}");
+    }
+    Ok(())
 }

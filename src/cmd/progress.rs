@@ -54,10 +54,20 @@ impl Progress for Bar {
     }
 
     fn note(&self, line: &str) {
-        self.bar.println(line);
+        // Printed even when the bar is hidden (stderr not a terminal), unlike `println`.
+        self.bar.suspend(|| eprintln!("{line}"));
     }
 
     fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// A bar for each of a workflow's passes.
+pub struct Bars;
+
+impl precedent_lab::eval::Bars for Bars {
+    fn bar(&self, what: &str) -> Box<dyn Progress + '_> {
+        Box::new(Bar::new(what))
     }
 }

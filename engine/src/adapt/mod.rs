@@ -1,6 +1,6 @@
 //! Reuse: adapt a retrieved case's move to the legal move most similar to it here.
 //!
-//! method.md: for the case's move `m1` on its board `p` and a legal move `m2` on the current
+//! docs/method.md: for the case's move `m1` on its board `p` and a legal move `m2` on the current
 //! board `n`, `F = w1 / A + w2 · I` with `A = w3·M(from1, from2) + w4·M(to1, to2)` (Manhattan
 //! distance / 14) and `I = w5·S(p[from1], n[from2]) + w6·S(p[to1], n[to2])` (piece similarity).
 //! `A = 0` means the same from and to squares: `F = ∞`, the identical move wins.
@@ -57,7 +57,7 @@ impl std::fmt::Display for Weights {
 
 /// From- and to-square of a legal move as the formula sees it: castling is the king's move of
 /// two files, whatever notation the move has.
-pub fn move_squares(m: &Move) -> Option<(Square, Square)> {
+pub(crate) fn move_squares(m: &Move) -> Option<(Square, Square)> {
     match *m {
         Move::Castle { king, rook } => {
             let side = CastlingSide::from_king_side(rook > king);

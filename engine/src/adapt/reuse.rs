@@ -88,7 +88,7 @@ pub struct CaseRef {
 
 impl CaseRef {
     /// "move 23" style position of the case in its game.
-    pub fn move_number(&self) -> u32 {
+    pub(crate) fn move_number(&self) -> u32 {
         self.ply / 2 + 1
     }
 }
@@ -150,7 +150,7 @@ pub struct Decision {
 impl Decision {
     /// A decision the cases were not asked for (`why`: they could not change `mv`, the move
     /// played), of a case base of `total` cases.
-    pub fn not_consulted(
+    pub(crate) fn not_consulted(
         mv: Move,
         castling: CastlingMode,
         total: u64,
@@ -341,7 +341,7 @@ pub fn reuse(
 
 /// Centipawn equivalent of an expected score (logistic: `400·log10(p / (1 − p))`), with `p`
 /// kept within [0.01, 0.99] so one-sided samples stay finite (±798 cp at most).
-pub fn expected_to_cp(p: f64) -> i32 {
+pub(crate) fn expected_to_cp(p: f64) -> i32 {
     let p = p.clamp(0.01, 0.99);
     (400.0 * (p / (1.0 - p)).log10()).round() as i32
 }

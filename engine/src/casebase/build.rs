@@ -79,7 +79,7 @@ pub struct BuildSummary {
 }
 
 /// Whether a game (by its key) falls in the held-out `percent` of games.
-pub fn is_held_out(key: u64, percent: u8) -> bool {
+pub(crate) fn is_held_out(key: u64, percent: u8) -> bool {
     // The key is a hash already; its low bits are uniform.
     key % 100 < u64::from(percent)
 }
@@ -110,7 +110,7 @@ pub fn selection(options: &BuildOptions) -> Result<Selection, String> {
 }
 
 /// A selected move as a case: board and metadata in the mover's point of view.
-pub fn case_of(mover: &Mover, game: u32) -> Option<(Color, Planes, CaseMeta)> {
+pub(crate) fn case_of(mover: &Mover, game: u32) -> Option<(Color, Planes, CaseMeta)> {
     let turn = mover.pos.turn();
     let mut board = Planes::from_board(mover.pos.board());
     let mut mv = CaseMove::from_move(mover.mv, turn)?;
@@ -135,7 +135,7 @@ pub fn case_of(mover: &Mover, game: u32) -> Option<(Color, Planes, CaseMeta)> {
 }
 
 /// Width of the rating bands of `--band-cases`.
-pub const BAND_WIDTH: u16 = 200;
+pub(crate) const BAND_WIDTH: u16 = 200;
 
 /// The `--band-cases` band of a mover rating (`None` = unrated, a band of its own).
 fn band_of(elo: Option<u16>) -> Option<u16> {

@@ -15,7 +15,7 @@ use crate::position::CaseMove;
 /// The position of a case, rebuilt from its record: the board in the mover's point of view
 /// (White to move), its castling rights and en-passant square. `None` if the record does not
 /// describe a legal position.
-pub fn case_position(board: &Planes, meta: &CaseMeta) -> Option<Chess> {
+pub(crate) fn case_position(board: &Planes, meta: &CaseMeta) -> Option<Chess> {
     let mut setup = Setup::empty();
     setup.board = board.to_board();
     setup.turn = Color::White;

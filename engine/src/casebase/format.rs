@@ -52,15 +52,15 @@ pub const MAGIC: &[u8; 8] = b"PRECEDNT";
 /// Last bytes of every case-base file.
 pub const TRAILER_MAGIC: &[u8; 8] = b"PRCDTEND";
 /// The version this build reads and writes.
-pub const FORMAT_VERSION: u32 = 3;
+pub(crate) const FORMAT_VERSION: u32 = 3;
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 192;
 /// Size of the trailer (checksum + magic).
 pub const TRAILER_LEN: usize = 16;
 /// Alignment of every section.
-pub const ALIGN: usize = 64;
+pub(crate) const ALIGN: usize = 64;
 /// First bytes of a zstd frame, to recognise a compressed case base.
-pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+pub(crate) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// The fixed header, decoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -92,7 +92,7 @@ pub struct Header {
 
 impl Header {
     /// Encodes the header into its 192 bytes.
-    pub fn encode(&self) -> [u8; HEADER_LEN] {
+    pub(crate) fn encode(&self) -> [u8; HEADER_LEN] {
         let mut out = [0u8; HEADER_LEN];
         out[..8].copy_from_slice(MAGIC);
         out[8..12].copy_from_slice(&self.version.to_le_bytes());
@@ -165,7 +165,7 @@ impl Header {
 
 impl Header {
     /// The file size the header implies: the end of its last section plus the trailer.
-    pub fn declared_len(&self) -> Option<u64> {
+    pub(crate) fn declared_len(&self) -> Option<u64> {
         let end = |off: u64, count: u64, size: u64| count.checked_mul(size)?.checked_add(off);
         let ends = [
             end(self.info_off, self.info_len, 1)?,
@@ -187,15 +187,15 @@ impl Header {
 
 impl Header {
     /// Entries of the index directory: 2^bits + 1 (`None` if the bits are out of range).
-    pub fn dir_entries(&self) -> Option<u64> {
+    pub(crate) fn dir_entries(&self) -> Option<u64> {
         (self.dir_bits <= MAX_DIR_BITS).then(|| (1u64 << self.dir_bits) + 1)
     }
 }
 
 /// Most bits of the index directory (a directory of 2^32 entries would index 4 G positions).
-pub const MAX_DIR_BITS: u64 = 32;
+pub(crate) const MAX_DIR_BITS: u64 = 32;
 
 /// Rounds up to the section alignment.
-pub fn align_up(n: u64) -> u64 {
+pub(crate) fn align_up(n: u64) -> u64 {
     n.div_ceil(ALIGN as u64) * ALIGN as u64
 }

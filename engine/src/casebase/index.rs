@@ -27,7 +27,7 @@ pub struct IndexEntry {
 
 /// The identity of a position for the index: a 64-bit hash of its board (mover's point of
 /// view), castling rights and en-passant file, as a case stores them.
-pub fn position_hash(board: &Planes, rights: u8, ep: u8) -> u64 {
+pub(crate) fn position_hash(board: &Planes, rights: u8, ep: u8) -> u64 {
     let mut bytes = [0u8; 34];
     bytes[..32].copy_from_slice(bytemuck::bytes_of(board));
     bytes[32] = rights;
@@ -36,7 +36,7 @@ pub fn position_hash(board: &Planes, rights: u8, ep: u8) -> u64 {
 }
 
 /// Builds the index from (position key, move) pairs, one per case.
-pub fn build_index(mut pairs: Vec<(u64, CaseMove)>) -> Vec<IndexEntry> {
+pub(crate) fn build_index(mut pairs: Vec<(u64, CaseMove)>) -> Vec<IndexEntry> {
     use rayon::slice::ParallelSliceMut;
     pairs.par_sort_unstable_by_key(|&(k, m)| (k, m.0));
     let mut out: Vec<IndexEntry> = Vec::new();
@@ -55,13 +55,13 @@ pub fn build_index(mut pairs: Vec<(u64, CaseMove)>) -> Vec<IndexEntry> {
 }
 
 /// Bits of the directory for `entries` index entries: one to two entries a slot.
-pub fn directory_bits(entries: usize) -> u32 {
+pub(crate) fn directory_bits(entries: usize) -> u32 {
     (usize::BITS - 1 - entries.max(1).leading_zeros()).min(32)
 }
 
 /// The directory of sorted `entries` with `bits` bits: slot `p` starts at the first entry whose
 /// key's leading `bits` bits are `p` or more; one more slot at the end.
-pub fn build_directory(entries: &[IndexEntry], bits: u32) -> Vec<u32> {
+pub(crate) fn build_directory(entries: &[IndexEntry], bits: u32) -> Vec<u32> {
     let slots = 1usize << bits;
     let mut dir = Vec::with_capacity(slots + 1);
     let mut at = 0usize;
@@ -86,7 +86,11 @@ pub(crate) fn slot_of(key: u64, bits: u32) -> usize {
 
 /// The moves played in the position with key `key`, with their counts: the directory gives the
 /// few entries sharing the key's leading bits, which are searched.
-pub fn moves_at<'a>(entries: &'a [IndexEntry], directory: &[u32], key: u64) -> &'a [IndexEntry] {
+pub(crate) fn moves_at<'a>(
+    entries: &'a [IndexEntry],
+    directory: &[u32],
+    key: u64,
+) -> &'a [IndexEntry] {
     let bits = directory.len().saturating_sub(1).trailing_zeros();
     let p = slot_of(key, bits);
     let (Some(&lo), Some(&hi)) = (directory.get(p), directory.get(p + 1)) else {

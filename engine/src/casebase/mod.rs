@@ -28,12 +28,13 @@ use shakmaty::{Color, Position};
 use crate::board::Planes;
 use crate::pgn::{GameHeader, GameResult};
 use crate::position::CaseMove;
-pub use format::FORMAT_VERSION;
+pub(crate) use format::FORMAT_VERSION;
 use format::{ALIGN, HEADER_LEN, Header, MAGIC, TRAILER_LEN, TRAILER_MAGIC, ZSTD_MAGIC};
 use index::IndexEntry;
 pub use info::{BuildInfo, BuildOptions, BuildStats};
 use patterns::{PatternCount, PatternTable};
-pub use record::{Bucket, CaseMeta, GameRecord, NO_EP, position_key};
+pub(crate) use record::position_key;
+pub use record::{Bucket, CaseMeta, GameRecord, NO_EP};
 pub use write::CaseBaseWriter;
 
 /// Why a case base could not be read or written.
@@ -510,7 +511,7 @@ impl CaseBase {
     }
 
     /// The index of case `case`'s board in [`CaseBase::boards`].
-    pub fn board_of(&self, case: usize) -> usize {
+    pub(crate) fn board_of(&self, case: usize) -> usize {
         self.occurrences().partition_point(|&o| o as usize <= case) - 1
     }
 
@@ -525,7 +526,7 @@ impl CaseBase {
     }
 
     /// The boards of bucket `i`.
-    pub fn bucket_boards(&self, i: usize) -> Range<usize> {
+    pub(crate) fn bucket_boards(&self, i: usize) -> Range<usize> {
         let buckets = self.buckets();
         let start = buckets[i].first as usize;
         let side_end = if start < self.header.white_boards as usize {
@@ -549,7 +550,7 @@ impl CaseBase {
     }
 
     /// The position index's directory (see [`index::moves_at`]).
-    pub fn index_directory(&self) -> &[u32] {
+    pub(crate) fn index_directory(&self) -> &[u32] {
         let entries = self.header.dir_entries().unwrap_or(0);
         self.section(self.header.dir_off, entries)
     }
@@ -560,12 +561,12 @@ impl CaseBase {
     }
 
     /// The pattern counts, sorted by key.
-    pub fn pattern_counts(&self) -> &[PatternCount] {
+    pub(crate) fn pattern_counts(&self) -> &[PatternCount] {
         self.section(self.header.patterns_off, self.header.patterns)
     }
 
     /// The fitted log-strength of each pattern, parallel to [`CaseBase::pattern_counts`].
-    pub fn pattern_strengths(&self) -> &[f32] {
+    pub(crate) fn pattern_strengths(&self) -> &[f32] {
         self.section(self.header.strengths_off, self.header.patterns)
     }
 
@@ -575,7 +576,7 @@ impl CaseBase {
     }
 
     /// The position index, sorted by (position key, move).
-    pub fn position_index(&self) -> &[IndexEntry] {
+    pub(crate) fn position_index(&self) -> &[IndexEntry] {
         self.section(self.header.index_off, self.header.index_entries)
     }
 
@@ -625,7 +626,7 @@ impl CaseBase {
 
     /// The moves played in the position `pos` (White to move: the mover's point of view) and
     /// how often, from the position index.
-    pub fn exact_moves(&self, pos: &shakmaty::Chess) -> Vec<(CaseMove, u32)> {
+    pub(crate) fn exact_moves(&self, pos: &shakmaty::Chess) -> Vec<(CaseMove, u32)> {
         let board = Planes::from_board(pos.board());
         let (rights, ep) = position_key(pos);
         let key = index::position_hash(&board, rights, ep);

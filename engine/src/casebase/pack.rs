@@ -18,11 +18,11 @@ use std::ops::Range;
 use super::format::{HEADER_LEN, Header, TRAILER_LEN, ZSTD_MAGIC};
 
 /// Header word at offset 12 of a packed file (0 in an unpacked one).
-pub const PACKED: u32 = 1;
+pub(crate) const PACKED: u32 = 1;
 const FLAG_AT: usize = 12;
 
 /// Whether `bytes` (a case-base file) is packed.
-pub fn is_packed(bytes: &[u8]) -> bool {
+pub(crate) fn is_packed(bytes: &[u8]) -> bool {
     bytes
         .get(FLAG_AT..FLAG_AT + 4)
         .is_some_and(|w| w == PACKED.to_le_bytes())
@@ -86,7 +86,7 @@ pub fn pack(bytes: &mut [u8]) -> Result<(), String> {
 
 /// Undoes [`pack`] in place; leaves an unpacked file as it is. Whether the result is the
 /// original is for the checksum to say.
-pub fn unpack(bytes: &mut [u8]) -> Result<(), String> {
+pub(crate) fn unpack(bytes: &mut [u8]) -> Result<(), String> {
     if !is_packed(bytes) {
         return Ok(());
     }

@@ -39,7 +39,7 @@ pub enum Family {
 }
 
 /// Number of families.
-pub const FAMILIES: usize = 8;
+pub(crate) const FAMILIES: usize = 8;
 
 impl Family {
     /// Every family, in key order.
@@ -83,7 +83,8 @@ impl Family {
     }
 
     /// The family of a key.
-    pub fn of_key(key: u64) -> Option<Family> {
+    #[cfg(test)]
+    pub(crate) fn of_key(key: u64) -> Option<Family> {
         Family::ALL.get((key >> 56) as usize).copied()
     }
 }
@@ -97,7 +98,7 @@ pub struct LastMove(pub u16);
 
 impl LastMove {
     /// Not known (the first move of a game, or a position set up from a FEN).
-    pub const UNKNOWN: LastMove = LastMove(0);
+    pub(crate) const UNKNOWN: LastMove = LastMove(0);
 
     /// A last move to `to` that captured `captured`.
     pub fn new(to: Square, captured: Option<Role>) -> LastMove {
@@ -131,7 +132,7 @@ impl LastMove {
     }
 
     /// What it captured.
-    pub fn captured(self) -> Option<Role> {
+    pub(crate) fn captured(self) -> Option<Role> {
         Role::try_from(((self.0 >> 6) & 7) as u8).ok()
     }
 }
@@ -235,7 +236,7 @@ fn squares(m: &Move) -> (Square, Square) {
 
 /// The pattern keys of every legal move of `pos`, which must have White to move (the mover's
 /// point of view), appended to `out` as (move, keys by family).
-pub fn move_patterns(pos: &Chess, ctx: MoveContext, out: &mut Vec<(Move, [u64; FAMILIES])>) {
+pub(crate) fn move_patterns(pos: &Chess, ctx: MoveContext, out: &mut Vec<(Move, [u64; FAMILIES])>) {
     let board = pos.board();
     let occupied = board.occupied();
     let white = board.by_color(Color::White);
@@ -384,14 +385,9 @@ impl<'a> PatternTable<'a> {
         PatternTable { entries, strengths }
     }
 
-    /// Its entries.
-    pub fn entries(&self) -> &'a [PatternCount] {
-        self.entries
-    }
-
     /// What the table knows of `key`, with one search: (played, available, fitted
     /// log-strength); zeros when the pattern never occurred (or was pruned).
-    pub fn lookup(&self, key: u64) -> (u32, u32, f32) {
+    pub(crate) fn lookup(&self, key: u64) -> (u32, u32, f32) {
         match self.entries.binary_search_by_key(&key, |e| e.key) {
             Ok(i) => (
                 self.entries[i].played,
@@ -410,7 +406,7 @@ impl<'a> PatternTable<'a> {
 
     /// Total (played, available) over the entries of one family: every case contributes one
     /// played move and all its legal moves to each family.
-    pub fn totals(&self, family: Family) -> (u64, u64) {
+    pub(crate) fn totals(&self, family: Family) -> (u64, u64) {
         let lo = (family as u64) << 56;
         let start = self.entries.partition_point(|e| e.key < lo);
         let end = self
@@ -482,7 +478,7 @@ impl PatternCounter {
     }
 
     /// Merges another counter's counts into this one (counters filled in parallel).
-    pub fn absorb(&mut self, mut other: PatternCounter) {
+    pub(crate) fn absorb(&mut self, mut other: PatternCounter) {
         other.flush();
         self.flush();
         self.table = merge(std::mem::take(&mut self.table), other.table);

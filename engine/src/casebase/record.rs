@@ -33,7 +33,7 @@ pub const NO_EP: u8 = 0xff;
 /// Castling rights (bits: own short, own long, their short, their long) and en-passant file
 /// (or [`NO_EP`]) of a position, in the mover's point of view: what, with the board, makes two
 /// positions the same for an exact match.
-pub fn position_key(pos: &Chess) -> (u8, u8) {
+pub(crate) fn position_key(pos: &Chess) -> (u8, u8) {
     let turn = pos.turn();
     let castles = pos.castles();
     let mut rights = 0u8;

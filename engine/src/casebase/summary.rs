@@ -163,3 +163,94 @@ fn family_counts(cb: &CaseBase) -> Vec<FamilyCount> {
         })
         .collect()
 }
+
+impl std::fmt::Display for CaseBaseSummary {
+    /// The summary as `precedent info` prints it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self;
+        writeln!(f, "case base      {}", s.name)?;
+        writeln!(f, "format version {}", s.format_version)?;
+        writeln!(
+            f,
+            "cases          {} ({} White to move, {} Black to move)",
+            s.cases, s.white_cases, s.black_cases
+        )?;
+        writeln!(f, "games          {}", s.games)?;
+        writeln!(
+            f,
+            "stored         {} distinct boards ({:.3} cases a board), {} material buckets, {:.1} MB ({:.1} bytes a case)",
+            s.distinct_boards,
+            s.dedup_ratio,
+            s.buckets,
+            s.bytes as f64 / 1e6,
+            s.bytes_per_case
+        )?;
+        writeln!(f, "built by       {}", s.build.tool)?;
+        writeln!(f, "sources        {}", s.build.sources.join(", "))?;
+        let o = &s.build.options;
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        writeln!(
+            f,
+            "filters        players {}, side {}, min elo {}, max elo {}, skip plies {}, max games {}, max cases {}, cases per 200-point band {}, held out {}%",
+            if o.players.is_empty() {
+                "any".to_string()
+            } else {
+                o.players.join(", ")
+            },
+            opt(o.side.clone()),
+            opt(o.min_elo.map(|e| e.to_string())),
+            opt(o.max_elo.map(|e| e.to_string())),
+            o.skip_plies,
+            opt(o.max_games.map(|e| e.to_string())),
+            opt(o.max_cases.map(|e| e.to_string())),
+            opt(o.band_cases.map(|e| e.to_string())),
+            o.holdout.unwrap_or(0),
+        )?;
+
+        let st = &s.build.stats;
+        writeln!(
+            f,
+            "build counts   {} games read, {} used, {} cases",
+            st.games_read, st.games_used, st.cases
+        )?;
+        for (reason, n) in &st.games_skipped {
+            writeln!(f, "  skipped      {n} {reason}")?;
+        }
+        writeln!(f, "position index {} position-move pairs", s.index_entries)?;
+        writeln!(
+            f,
+            "move patterns  (distinct, per family{})",
+            if o.min_pattern_count > 1 {
+                format!(
+                    "; only those legal in {}+ positions kept",
+                    o.min_pattern_count
+                )
+            } else {
+                String::new()
+            }
+        )?;
+        for p in &s.patterns {
+            writeln!(f, "  {:>10}  {}", p.patterns, p.family)?;
+        }
+        writeln!(f, "players with most cases:")?;
+        for p in &s.top_players {
+            writeln!(f, "  {:>10}  {}", p.cases, p.name)?;
+        }
+        writeln!(f, "mover rating histogram:")?;
+        let max = s
+            .rating_histogram
+            .iter()
+            .map(|b| b.cases)
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        for b in &s.rating_histogram {
+            let bar = "#".repeat((b.cases * 40 / max) as usize);
+            writeln!(f, "  {:>9}  {:>10}  {}", b.band, b.cases, bar)?;
+        }
+        if s.unrated_cases > 0 {
+            writeln!(f, "  {:>9}  {:>10}", "unrated", s.unrated_cases)?;
+        }
+        Ok(())
+    }
+}

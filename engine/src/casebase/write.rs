@@ -133,7 +133,7 @@ impl Sections {
 /// The cases as the file stores them: per side to move (White's first), each distinct board
 /// once, sorted by material, then by when it first occurred; each board's cases together, in the
 /// order they were added; and the buckets of equal material.
-pub(crate) struct Arranged {
+pub struct Arranged {
     /// The distinct boards.
     pub boards: Vec<Planes>,
     /// How many of them had White to move (they come first).
@@ -267,7 +267,7 @@ impl CaseBaseWriter {
 
     /// Adds a game to the game table and returns its index. Strings are white, black, date,
     /// event, site; each is cut to 255 bytes.
-    pub fn add_game(
+    pub(crate) fn add_game(
         &mut self,
         mut record: GameRecord,
         strings: [&str; GAME_STRINGS],

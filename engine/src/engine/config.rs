@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::adapt::reuse::ReuseConfig;
+use crate::engine::settings::{Origin, ParamsError, check_file, validate};
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
 use crate::revise::ReviseConfig;
 
@@ -55,10 +56,10 @@ pub struct EngineConfig {
     /// humans it imitates: on 1,000 held-out positions of movers rated 1400–1799 (Stockfish
     /// depth 12, loss ≥ 200 cp) 9.3 % against the humans' 8.7 %; at 1 it was 11.8 %.
     pub temperature: f64,
-    /// `human` style, when set: no draw, but the rule of [`Errors`] (err where the model's
+    /// `human` style, when set: no draw, but the rule of [`ErringRule`] (err where the model's
     /// likeliest error is tempting enough). `None`: draw at `temperature`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub errors: Option<Errors>,
+    pub errors: Option<ErringRule>,
     /// Retrieval, adaptation and the vote.
     #[serde(flatten)]
     pub reuse: ReuseConfig,
@@ -91,9 +92,9 @@ pub struct Level {
     /// than the band's players did, and plays stronger (calibrated against Stockfish).
     #[serde(default = "one")]
     pub search_weight: f64,
-    /// Err by the rule of [`Errors`] instead of drawing at `temperature`.
+    /// Err by the rule of [`ErringRule`] instead of drawing at `temperature`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub errors: Option<Errors>,
+    pub errors: Option<ErringRule>,
     /// The move model fitted on the band's moves.
     pub model: ModelConfig,
 }
@@ -103,14 +104,14 @@ pub struct Level {
 /// most probable *error* (`loss` or worse) is at least `ratio` times as probable; then that
 /// error. The engine errs where the model's players are tempted to, with their likeliest
 /// error, and otherwise plays their likeliest move, so that it matches more of their moves than
-/// a draw erring as often (`docs/levels.md`, "The errors rule (stop 31)").
+/// a draw erring as often (`docs/levels.md`, "The errors rule (2026-11-25)").
 ///
 /// With `hidden`, only errors the search does not see at two plies count (their loss there is
 /// under `hidden` centipawns): the ones a player misses because the refutation lies deeper.
 /// An error that shows at two plies (a piece left to a capture) is then never chosen while any
 /// other move remains.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
-pub struct Errors {
+pub struct ErringRule {
     /// What counts as an error: a loss of at least this many centipawns by the search.
     pub loss: u32,
     /// How tempting an error must be: its probability against the likeliest sound move's.
@@ -129,7 +130,7 @@ pub struct Losses {
     pub shallow: f64,
 }
 
-impl Errors {
+impl ErringRule {
     /// The move played among moves of probabilities `p` and search `losses`: an index into
     /// both, and whether it is an error. `None` without moves.
     pub fn choose(&self, p: &[f64], losses: &[Losses]) -> Option<(usize, bool)> {
@@ -169,7 +170,7 @@ impl Errors {
         }
     }
 
-    /// [`Errors::choose`] with each move's losses read from its evidence `features` (the
+    /// [`ErringRule::choose`] with each move's losses read from its evidence `features` (the
     /// search's losses at the last iteration and after two plies, in pawns); move 0 without
     /// moves.
     pub fn choose_by_evidence(&self, p: &[f64], features: &[[f64; N_FEATURES]]) -> (usize, bool) {
@@ -233,7 +234,7 @@ impl Default for EngineConfig {
 
 impl EngineConfig {
     /// The `elo` settings the levels cover (lowest and highest level), if there are levels.
-    pub fn elo_range(&self) -> Option<(u16, u16)> {
+    pub(crate) fn elo_range(&self) -> Option<(u16, u16)> {
         let lo = self.levels.iter().map(|l| l.elo).min()?;
         let hi = self.levels.iter().map(|l| l.elo).max()?;
         Some((lo, hi))
@@ -287,25 +288,33 @@ impl EngineConfig {
     }
 
     /// Reads a parameter file (TOML, as `precedent tune --out` writes it); missing keys keep
-    /// their defaults.
-    pub fn load(path: &std::path::Path) -> Result<EngineConfig, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read parameters: {e}", path.display()))?;
-        let cfg: EngineConfig = toml::from_str(&text)
-            .map_err(|e| format!("{}: bad parameter file: {}", path.display(), e.message()))?;
-        let rules = cfg.levels.iter().filter_map(|l| l.errors);
-        if let Some(bad) = cfg
-            .errors
-            .into_iter()
-            .chain(rules)
-            .find(|e| e.ratio.is_nan() || e.ratio < 0.0)
-        {
-            return Err(format!(
-                "{}: bad parameter file: errors.ratio must be a number of at least 0, not {}",
-                path.display(),
-                bad.ratio
-            ));
-        }
+    /// their defaults. Every key must be a setting of the registry or a part of the levels and
+    /// models (an unknown one is an error naming it, the file and the line, and the nearest
+    /// valid key), every value in its range, every model's weights one per feature; `seed = 0`
+    /// is a fresh seed every move.
+    pub fn load(path: &std::path::Path) -> Result<EngineConfig, ParamsError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ParamsError::Read {
+            path: name.clone(),
+            source,
+        })?;
+        EngineConfig::parse(&text, &name)
+    }
+
+    /// A parameter file's text (`name` names it in messages): as [`EngineConfig::load`].
+    pub fn parse(text: &str, name: &str) -> Result<EngineConfig, ParamsError> {
+        check_file(text, name)?;
+        let mut cfg: EngineConfig = toml::from_str(text).map_err(|e| ParamsError::Syntax {
+            path: name.to_string(),
+            message: e.message().to_string(),
+        })?;
+        cfg.reuse.seed = cfg.reuse.seed.filter(|s| *s != 0);
+        validate(&cfg).map_err(|e| {
+            e.at(Origin::File {
+                path: name.to_string(),
+                line: 1,
+            })
+        })?;
         Ok(cfg)
     }
 
@@ -330,6 +339,34 @@ mod params_tests {
             "the default case base ships fitted weights"
         );
         assert_eq!(EngineConfig::default().model, cfg.model);
+    }
+
+    #[test]
+    fn the_embedded_parameter_file_passes_the_registry_and_its_models_are_complete() {
+        let cfg = EngineConfig::parse(DEFAULT_PARAMS, "default.toml").expect("default.toml");
+        assert_eq!(cfg.levels, EngineConfig::default().levels);
+        // A weight misspelt or left out of a level's model is an error, not a weight of 0.
+        let misspelt = DEFAULT_PARAMS.replacen("loss_last =", "loss_lst =", 1);
+        let e = EngineConfig::parse(&misspelt, "d.toml").expect_err("misspelt");
+        assert!(
+            e.to_string()
+                .starts_with("unknown setting `model.weights.loss_lst` in d.toml line "),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .ends_with("did you mean `model.weights.loss_last`?"),
+            "{e}"
+        );
+        let (head, tail) =
+            DEFAULT_PARAMS.split_at(DEFAULT_PARAMS.find("[[levels]]").expect("levels"));
+        let missing = format!("{head}{}", tail.replacen("exact =", "# exact =", 1));
+        let e = EngineConfig::parse(&missing, "d.toml").expect_err("missing");
+        assert!(
+            e.to_string()
+                .starts_with("missing weight `levels.model.weights.exact` in d.toml"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -436,7 +473,7 @@ mod params_tests {
 
     #[test]
     fn the_errors_rule_plays_the_likeliest_sound_move_unless_an_error_tempts_enough() {
-        let rule = Errors {
+        let rule = ErringRule {
             loss: 200,
             ratio: 0.25,
             hidden: None,
@@ -456,7 +493,7 @@ mod params_tests {
         assert_eq!(rule.choose(&[0.2, 0.5, 0.3, 0.0], &losses), Some((1, true)));
         // A ratio of 1 is the most probable move; a ratio above it only errs when an error is
         // far likelier.
-        let argmax = Errors { ratio: 1.0, ..rule };
+        let argmax = ErringRule { ratio: 1.0, ..rule };
         assert_eq!(
             argmax.choose(&[0.4, 0.1, 0.2, 0.3], &losses),
             Some((0, false))
@@ -483,7 +520,7 @@ mod params_tests {
 
     #[test]
     fn hidden_errors_are_the_only_ones_played_when_asked() {
-        let rule = Errors {
+        let rule = ErringRule {
             loss: 200,
             ratio: 0.25,
             hidden: Some(100),
@@ -497,7 +534,7 @@ mod params_tests {
             Some((0, false))
         );
         assert_eq!(
-            Errors {
+            ErringRule {
                 hidden: None,
                 ..rule
             }
@@ -515,7 +552,7 @@ mod params_tests {
     #[test]
     fn a_level_with_an_errors_rule_plays_by_it() {
         let mut cfg = EngineConfig::default();
-        let rule = Errors {
+        let rule = ErringRule {
             loss: 150,
             ratio: 0.5,
             hidden: None,
@@ -569,7 +606,7 @@ mod params_tests {
         std::fs::write(&path, "errors = { loss = 200, ratio = 0.1 }\n").expect("write");
         assert_eq!(
             EngineConfig::load(&path).expect("errors").errors,
-            Some(Errors {
+            Some(ErringRule {
                 loss: 200,
                 ratio: 0.1,
                 hidden: None,
@@ -579,20 +616,19 @@ mod params_tests {
             .expect("write");
         assert_eq!(
             EngineConfig::load(&path).expect("hidden errors").errors,
-            Some(Errors {
+            Some(ErringRule {
                 loss: 200,
                 ratio: 0.1,
                 hidden: Some(80),
             })
         );
         std::fs::write(&path, "errors = { loss = 200, ratio = -1.0 }\n").expect("write");
-        let e = EngineConfig::load(&path).expect_err("negative ratio");
+        let e = EngineConfig::load(&path)
+            .expect_err("negative ratio")
+            .to_string();
         assert!(e.contains("errors.ratio") && e.contains("p.toml"), "{e}");
         std::fs::write(&path, "k = \"many\"\n").expect("write");
-        assert!(
-            EngineConfig::load(&path)
-                .expect_err("bad")
-                .contains("bad parameter file")
-        );
+        let e = EngineConfig::load(&path).expect_err("bad").to_string();
+        assert!(e.contains("`k`") && e.contains("p.toml line 1"), "{e}");
     }
 }

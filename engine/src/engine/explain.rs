@@ -3,20 +3,25 @@
 //! front end: UCI sends each line as `info string …`, `precedent go` prints them.
 
 use crate::adapt::reuse::{CaseRef, Decision};
-use crate::engine::config::Style;
-use crate::engine::{Judgement, Thought};
+use crate::engine::config::{Level, Style};
+use crate::engine::{DecidedBy, Judgement, Thought};
 use crate::revise::{Revised, describe_value};
 
 /// The explanation of a move, a line each.
 pub fn explain(t: &Thought) -> Vec<String> {
-    if let Some(j) = &t.judged {
-        return judgement(t, j);
+    match &t.by {
+        DecidedBy::Model {
+            judgement: j,
+            style,
+            level,
+        } => judgement(t, j, *style, level.as_ref()),
+        DecidedBy::Search(r) => {
+            let mut lines = decision(&t.decision);
+            lines.extend(revision(r));
+            lines
+        }
+        DecidedBy::Cases => decision(&t.decision),
     }
-    let mut lines = decision(&t.decision);
-    if let Some(r) = &t.revised {
-        lines.extend(revision(r));
-    }
-    lines
 }
 
 /// A move in short algebraic notation, in `pos`.
@@ -26,7 +31,12 @@ fn san(pos: &shakmaty::Chess, m: shakmaty::Move) -> String {
 
 /// Lines explaining the move model's choice: the probabilities, what the case base and the
 /// search each said of the move, and the precedent game.
-fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
+fn judgement(
+    t: &Thought,
+    j: &Judgement,
+    style: Style,
+    level: Option<&(Level, u16)>,
+) -> Vec<String> {
     let pos = &j.position;
     let mut out = Vec::new();
     let ranked = j.ranked();
@@ -37,7 +47,7 @@ fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
         .map(|(i, p)| format!("{} {:.0}%", san(pos, j.evidence.moves[*i]), p * 100.0))
         .collect();
     let chosen = san(pos, t.mv);
-    let how = match (t.style, j.erred) {
+    let how = match (style, j.erred) {
         (Style::Human, Some(true)) => {
             "the model's likeliest error, tempting enough by the errors rule"
         }
@@ -46,12 +56,11 @@ fn judgement(t: &Thought, j: &Judgement) -> Vec<String> {
         _ => "the model's most probable move",
     };
     out.push(format!(
-        "model ({}): {chosen} {:.0}%, {how}; then {}",
-        t.style,
+        "model ({style}): {chosen} {:.0}%, {how}; then {}",
         j.probabilities[j.chosen] * 100.0,
         others.join(", ")
     ));
-    if let Some((level, elo)) = &t.level {
+    if let Some((level, elo)) = level {
         let errs = match level.errors {
             Some(e) => {
                 let pawns = |cp: u32| {
@@ -218,4 +227,102 @@ fn ruled_out(pruned: u64) -> String {
     } else {
         format!(" ({pruned} ruled out by their material)")
     }
+}
+
+/// The move model's judgement, when it decided.
+fn judgement_of(t: &Thought) -> Option<&Judgement> {
+    match &t.by {
+        DecidedBy::Model { judgement, .. } => Some(judgement),
+        DecidedBy::Cases | DecidedBy::Search(_) => None,
+    }
+}
+
+/// The move and how it was decided, as one JSON object (`precedent go --json`).
+pub fn to_json(t: &Thought) -> serde_json::Value {
+    let d = &t.decision;
+    let uci = |m: shakmaty::Move| m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+    serde_json::json!({
+        "bestmove": t.bestmove,
+        "score": t.score,
+        "retrieved_move": d.bestmove,
+        "score256": d.score256,
+        "similarity": f64::from(d.score256) / 256.0,
+        "case": d.top_case(),
+        "ties": d.ties,
+        "scanned": d.scanned,
+        "total": d.total,
+        "elapsed_ms": t.elapsed.as_secs_f64() * 1e3,
+        "retrieval_ms": d.elapsed.as_secs_f64() * 1e3,
+        "seed": d.seed,
+        "fallback": d.fallback,
+        "vote_share": d.winner().map(|w| w.share),
+        "candidates": d.candidates,
+        "revise": match &t.by {
+            DecidedBy::Search(r) => Some(r),
+            _ => None,
+        },
+        "decided_by": t.by.label(),
+        "model": judgement_of(t).map(|j| {
+            j.ranked()
+                .into_iter()
+                .map(|(i, p)| {
+                    let (cases, search) = j.contributions(i);
+                    serde_json::json!({
+                        "move": uci(j.evidence.moves[i]),
+                        "probability": p,
+                        "cases": cases,
+                        "search": search,
+                        "value": j.value(i).map(|v| v.0),
+                    })
+                })
+                .collect::<Vec<_>>()
+        }),
+    })
+}
+
+/// The move and how it was decided, a line each (`precedent go`): the explanation, the cases'
+/// votes and the model's most probable moves (`show` of each), and the score.
+pub fn report(t: &Thought, show: usize) -> Vec<String> {
+    let uci = |m: shakmaty::Move| m.to_uci(shakmaty::CastlingMode::Standard).to_string();
+    let mut out = vec![format!("bestmove {}", t.bestmove)];
+    out.extend(explain(t));
+    out.push("votes:".to_string());
+    for c in t.decision.candidates.iter().take(show) {
+        let exp = c
+            .expected
+            .map(|e| format!(", mover scored {:.0}%", e * 100.0))
+            .unwrap_or_default();
+        out.push(format!(
+            "  {:<6} {:>5.1}%  ({} case(s){exp})",
+            c.uci,
+            c.share * 100.0,
+            c.cases
+        ));
+    }
+    if let Some(j) = judgement_of(t) {
+        out.push("model:".to_string());
+        for (i, p) in j.ranked().into_iter().take(show) {
+            let (cases, search) = j.contributions(i);
+            let value = j.value(i).map_or("-".to_string(), |(v, e)| {
+                format!("{}{}", if e { "" } else { "≤ " }, describe_value(v))
+            });
+            out.push(format!(
+                "  {:<6} {:>5.1}%  cases {cases:+.2}  search {search:+.2} ({value})",
+                uci(j.evidence.moves[i]),
+                p * 100.0
+            ));
+        }
+    }
+    out.push(match &t.by {
+        DecidedBy::Search(r) => format!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" ")),
+        DecidedBy::Model { judgement: j, .. } => {
+            let pv: Vec<String> = j.pv(j.chosen).into_iter().map(uci).collect();
+            format!("score {}  pv {}", t.score.uci(), pv.join(" "))
+        }
+        DecidedBy::Cases => format!(
+            "score {} (the cases' expected result; revise off)",
+            t.score.uci()
+        ),
+    });
+    out
 }

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod explain;
+pub mod settings;
 pub mod timeman;
 
 use std::sync::atomic::AtomicBool;
@@ -21,14 +22,14 @@ use crate::revise::search::{RootResult, mate_in};
 use crate::revise::{Memory, ReviseLimits, Revised, analyse, revise, search_best};
 
 /// Search depth when a caller gives no limit of any kind.
-pub const UNLIMITED_DEPTH: u32 = 6;
+pub(crate) const UNLIMITED_DEPTH: u32 = 6;
 
 /// Share of the budget the retrieval scan may use before the move model's search starts.
-pub const RETRIEVAL_SHARE: f64 = 0.4;
+pub(crate) const RETRIEVAL_SHARE: f64 = 0.4;
 
 /// Share of the budget the `best` style keeps for the cases after its search (the scan, and
 /// the checks of the candidates voted above the search's move).
-pub const CASES_SHARE: f64 = 0.05;
+pub(crate) const CASES_SHARE: f64 = 0.05;
 
 /// When a move must be ready.
 #[derive(Clone, Copy, Default)]
@@ -72,7 +73,7 @@ impl EngineScore {
     }
 
     /// From a search value.
-    pub fn from_value(v: i32) -> EngineScore {
+    pub(crate) fn from_value(v: i32) -> EngineScore {
         match mate_in(v) {
             Some(n) => EngineScore::Mate(n),
             None => EngineScore::Cp(v),
@@ -93,7 +94,7 @@ pub struct Judgement {
     pub root: Vec<Move>,
     /// Index (into `evidence.moves`) of the move played.
     pub chosen: usize,
-    /// Under a level's [`Errors`](crate::engine::config::Errors) rule: whether the move played
+    /// Under a level's [`ErringRule`](crate::engine::config::ErringRule) rule: whether the move played
     /// is an error by it.
     pub erred: Option<bool>,
     /// The model's weights it was judged with.
@@ -146,19 +147,46 @@ impl Judgement {
     }
 }
 
+/// How a move was decided: by the cases alone, by the search revising them, or by the move
+/// model. Everything that reads a [`Thought`] matches on it, so a new way to decide is one the
+/// compiler shows to each of them.
+#[derive(Clone, Debug)]
+pub enum DecidedBy {
+    /// The nearest cases' vote alone: revise off (the thesis' reasoner), or the search had no
+    /// time for a single iteration.
+    Cases,
+    /// The `best` style: the search's verdict on the cases' proposals.
+    Search(Box<Revised>),
+    /// The move model's choice (the `imitate` and `human` styles).
+    Model {
+        /// Its judgement of every legal move.
+        judgement: Box<Judgement>,
+        /// The style it chose in.
+        style: Style,
+        /// The level played at (`UCI_Elo`), if any: the level and the setting.
+        level: Option<(Level, u16)>,
+    },
+}
+
+impl DecidedBy {
+    /// What decided, in a word: `cases`, `best` (the search), or the model's style
+    /// (`imitate`, `human`).
+    pub fn label(&self) -> String {
+        match self {
+            DecidedBy::Cases => "cases".to_string(),
+            DecidedBy::Search(_) => Style::Best.to_string(),
+            DecidedBy::Model { style, .. } => style.to_string(),
+        }
+    }
+}
+
 /// A move, with everything that led to it.
 #[derive(Clone, Debug)]
 pub struct Thought {
     /// The cases' proposal (the nearest cases' vote).
     pub decision: Decision,
-    /// The verifier's verdict (`best` style; `None` when revise is off or had no time).
-    pub revised: Option<Revised>,
-    /// The move model's judgement (`imitate` and `human` styles).
-    pub judged: Option<Judgement>,
-    /// The style the move was chosen in.
-    pub style: Style,
-    /// The level played at (`UCI_Elo`), if any: the level and the setting.
-    pub level: Option<(Level, u16)>,
+    /// How the move was decided, and what decided it.
+    pub by: DecidedBy,
     /// The move to play.
     pub mv: Move,
     /// It in UCI notation.
@@ -232,22 +260,24 @@ pub fn think(
     let pos = &game.position;
     let decision = retrieve_and_reuse(cb, pos, cfg, &limits, castling, revising)?;
     let judged = modelled.then(|| judge(cb, game, &decision, cfg, &limits, memory));
-    let (mv, score) = match &judged {
+    let (mv, score, by) = match judged {
         Some(j) => {
             let mv = j.evidence.moves[j.chosen];
             let score = j
                 .value(j.chosen)
                 .map_or(EngineScore::Cp(0), |(v, _)| EngineScore::from_value(v));
-            (mv, score)
+            let by = DecidedBy::Model {
+                judgement: Box::new(j),
+                style: cfg.style,
+                level,
+            };
+            (mv, score, by)
         }
-        None => (decision.mv, cases_score(&decision)),
+        None => (decision.mv, cases_score(&decision), DecidedBy::Cases),
     };
     Ok(Thought {
         decision,
-        revised: None,
-        judged,
-        style: if modelled { cfg.style } else { Style::Best },
-        level: level.filter(|_| modelled),
+        by,
         bestmove: mv.to_uci(castling).to_string(),
         mv,
         score,
@@ -312,10 +342,7 @@ fn think_best(
             bestmove: decision.bestmove.clone(),
             mv: decision.mv,
             decision,
-            revised: None,
-            judged: None,
-            style: Style::Best,
-            level: None,
+            by: DecidedBy::Cases,
             elapsed: started.elapsed(),
         });
     };
@@ -355,10 +382,7 @@ fn think_best(
         bestmove: revised.bestmove.clone(),
         mv: revised.mv,
         decision,
-        revised: Some(revised),
-        judged: None,
-        style: Style::Best,
-        level: None,
+        by: DecidedBy::Search(Box::new(revised)),
         elapsed: started.elapsed(),
     })
 }

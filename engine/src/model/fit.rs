@@ -54,7 +54,7 @@ pub fn probabilities(features: &[Vec<f64>], w: &[f64]) -> Vec<f64> {
 }
 
 /// The softmax of scores (stable: the largest is subtracted first).
-pub fn softmax(scores: &[f64]) -> Vec<f64> {
+pub(crate) fn softmax(scores: &[f64]) -> Vec<f64> {
     let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if !top.is_finite() {
         return vec![1.0 / scores.len().max(1) as f64; scores.len()];

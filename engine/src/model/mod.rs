@@ -73,7 +73,7 @@ pub const N_FEATURES: usize = 29;
 pub const FIRST_SEARCH_FEATURE: usize = 2 * FAMILIES + 2;
 
 /// Index of `loss_2`: the move's loss after two plies, in pawns.
-pub const LOSS_2_FEATURE: usize = FIRST_SEARCH_FEATURE + 1;
+pub(crate) const LOSS_2_FEATURE: usize = FIRST_SEARCH_FEATURE + 1;
 const _: () = assert!(matches!(FEATURES[LOSS_2_FEATURE].as_bytes(), b"loss_2"));
 
 /// Index of `loss_last`: the move's loss at the search's last iteration, in pawns.
@@ -84,14 +84,14 @@ const _: () = assert!(matches!(
 ));
 
 /// Index of the first pattern-strength feature.
-pub const STRENGTH_FEATURE: usize = FAMILIES;
+pub(crate) const STRENGTH_FEATURE: usize = FAMILIES;
 /// Index of the vote feature.
-pub const KNN_FEATURE: usize = 2 * FAMILIES;
+pub(crate) const KNN_FEATURE: usize = 2 * FAMILIES;
 /// Index of the exact-position feature.
-pub const EXACT_FEATURE: usize = 2 * FAMILIES + 1;
+pub(crate) const EXACT_FEATURE: usize = 2 * FAMILIES + 1;
 
 /// Value losses are capped here (centipawns): beyond it a move is simply bad.
-pub const LOSS_CAP: i32 = 1000;
+pub(crate) const LOSS_CAP: i32 = 1000;
 
 /// The features of every legal move of a position.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -132,7 +132,8 @@ impl ModelConfig {
         FEATURES.map(|name| self.weights.get(name).copied().unwrap_or(0.0))
     }
 
-    /// A configuration with these weights (in [`FEATURES`] order).
+    /// A configuration with these weights (in [`FEATURES`] order): every feature has its
+    /// weight, zero ones too, as a parameter file must list them.
     pub fn from_vector(w: &[f64], smoothing: Smoothing) -> ModelConfig {
         ModelConfig {
             weights: FEATURES
@@ -142,14 +143,6 @@ impl ModelConfig {
                 .collect(),
             smoothing,
         }
-    }
-
-    /// A configuration with these fitted weights (in [`FEATURES`] order), the zero ones left
-    /// out as a parameter file stores them.
-    pub fn from_fitted(w: &[f64], smoothing: Smoothing) -> ModelConfig {
-        let mut model = ModelConfig::from_vector(w, smoothing);
-        model.weights.retain(|_, w| *w != 0.0);
-        model
     }
 
     /// Whether any weight is set (an empty model leaves the choice to the search and the vote).

@@ -21,7 +21,7 @@ pub enum GameResult {
 
 impl GameResult {
     /// Parses a PGN `Result` tag value.
-    pub fn from_tag(s: &str) -> GameResult {
+    pub(crate) fn from_tag(s: &str) -> GameResult {
         match s.trim() {
             "1-0" => GameResult::WhiteWins,
             "0-1" => GameResult::BlackWins,
@@ -55,7 +55,7 @@ impl GameResult {
     }
 
     /// A one-byte code (0 unknown, 1 white wins, 2 black wins, 3 draw), as game tables store it.
-    pub fn to_byte(self) -> u8 {
+    pub(crate) fn to_byte(self) -> u8 {
         match self {
             GameResult::WhiteWins => 1,
             GameResult::BlackWins => 2,
@@ -65,7 +65,7 @@ impl GameResult {
     }
 
     /// The result of a code from [`GameResult::to_byte`] (anything else is unknown).
-    pub fn from_byte(b: u8) -> GameResult {
+    pub(crate) fn from_byte(b: u8) -> GameResult {
         match b {
             1 => GameResult::WhiteWins,
             2 => GameResult::BlackWins,
@@ -132,7 +132,7 @@ impl GameHeader {
     }
 
     /// The year of the `Date` tag, if it has one.
-    pub fn year(&self) -> Option<&str> {
+    pub(crate) fn year(&self) -> Option<&str> {
         self.date
             .get(..4)
             .filter(|y| y.bytes().all(|b| b.is_ascii_digit()))

@@ -177,7 +177,7 @@ impl GameVisitor {
     }
 
     /// The game just read, to narrow its selected moves before they are used.
-    pub fn game_mut(&mut self) -> &mut ParsedGame {
+    pub(crate) fn game_mut(&mut self) -> &mut ParsedGame {
         &mut self.game
     }
 

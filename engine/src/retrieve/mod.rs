@@ -413,7 +413,7 @@ pub fn scan(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
 /// 0.65× its speed at 0.9 M boards, 0.77× at 1.6 M, 1.02× at 6.3 M, 1.12× at 8.5 M and 1.22× at
 /// 79 M (`docs/scaling.md`). Below, pruning a quarter of the buckets does not pay for visiting them in
 /// bound order.
-pub const BOUNDED_FROM: usize = 8_000_000;
+pub(crate) const BOUNDED_FROM: usize = 8_000_000;
 
 /// The `k` best cases, by whichever of [`scan`] and [`scan_bounded`] is faster for this size of
 /// case base; both return the same cases when they finish (past a deadline each returns the best

@@ -198,11 +198,11 @@ fn parse_position(line: &str, rest: &[(usize, &str)]) -> Result<Command, Command
 
 /// Largest time (ms) a `go` value may carry: about 49 days, far beyond any clock, and small
 /// enough that every deadline computed from it is representable.
-pub const MAX_MS: u64 = u32::MAX as u64;
+pub(crate) const MAX_MS: u64 = u32::MAX as u64;
 /// Deepest `go depth` / `go mate` honoured.
-pub const MAX_DEPTH: u32 = 255;
+pub(crate) const MAX_DEPTH: u32 = 255;
 /// Largest `go nodes`.
-pub const MAX_NODES: u64 = i64::MAX as u64;
+pub(crate) const MAX_NODES: u64 = i64::MAX as u64;
 
 /// Reads the value of `go KEY`: a whole number, clamped to `0..=max`. A value that is not a
 /// number is ignored (`None`) and a note says so; a clamped one gets a note too.

@@ -25,7 +25,7 @@ use crate::casebase::{CaseBase, CaseBaseError};
 use crate::engine::config::EngineConfig;
 use crate::engine::explain::explain;
 use crate::engine::timeman::{Clock, plan};
-use crate::engine::{EngineScore, ThinkLimits, Thought, think};
+use crate::engine::{DecidedBy, EngineScore, ThinkLimits, Thought, think};
 use crate::position::{Game, parse_fen, play_line};
 use crate::revise::Memory;
 use crate::revise::search::RootResult;
@@ -169,7 +169,7 @@ impl Engine {
     }
 
     /// Handles one line; returns `false` when the engine should exit.
-    pub fn handle(&mut self, line: &str, received: Instant) -> bool {
+    pub(crate) fn handle(&mut self, line: &str, received: Instant) -> bool {
         self.reap();
         let cmd = match parse(line) {
             Ok(cmd) => cmd,
@@ -493,22 +493,25 @@ impl Job {
         // Every completed search iteration is shown as it happens (analysis in a GUI).
         let (started, castling) = (self.started, self.castling);
         let report = move |r: &RootResult| {
-            let ms = started.elapsed().as_millis() as u64;
             let pv: Vec<String> = r
                 .best
                 .pv
                 .iter()
                 .map(|m| m.to_uci(castling).to_string())
                 .collect();
-            send(&format!(
-                "info depth {} seldepth {} score {} nodes {} nps {} time {ms} pv {}",
-                r.depth,
-                r.seldepth.max(r.depth),
-                EngineScore::from_value(r.best.value).uci(),
-                r.nodes,
-                r.nodes.saturating_mul(1000) / ms.max(1),
-                pv.join(" ")
-            ));
+            send(
+                &Info {
+                    depth: r.depth,
+                    seldepth: r.seldepth.max(r.depth),
+                    multipv: None,
+                    score: EngineScore::from_value(r.best.value),
+                    nodes: r.nodes,
+                    hashfull: None,
+                    ms: started.elapsed().as_millis() as u64,
+                    pv: &pv.join(" "),
+                }
+                .line(),
+            );
         };
         let limits = ThinkLimits {
             progress: Some(&report),
@@ -558,13 +561,18 @@ impl Job {
 
     /// The expected reply, to ponder on: the search's principal variation, or the cases' reply.
     fn ponder_move(&self, cb: &CaseBase, t: &Thought) -> Option<String> {
-        if let Some(reply) = t.revised.as_ref().and_then(|r| r.pv_uci.get(1)) {
-            return Some(reply.clone());
-        }
-        if let Some(j) = &t.judged
-            && let Some(reply) = j.pv(j.chosen).get(1)
-        {
-            return Some(reply.to_uci(self.castling).to_string());
+        match &t.by {
+            DecidedBy::Search(r) => {
+                if let Some(reply) = r.pv_uci.get(1) {
+                    return Some(reply.clone());
+                }
+            }
+            DecidedBy::Model { judgement: j, .. } => {
+                if let Some(reply) = j.pv(j.chosen).get(1) {
+                    return Some(reply.to_uci(self.castling).to_string());
+                }
+            }
+            DecidedBy::Cases => {}
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
@@ -584,6 +592,42 @@ impl Job {
     }
 }
 
+/// The figures of one `info` line: the one place the line is formatted.
+struct Info<'a> {
+    depth: u32,
+    seldepth: u32,
+    /// The line's rank (`None`: a progress line, not one of the final MultiPV lines).
+    multipv: Option<usize>,
+    score: EngineScore,
+    nodes: u64,
+    /// The table's fill (`None`: not reported, as when the cases decided alone).
+    hashfull: Option<u32>,
+    ms: u64,
+    pv: &'a str,
+}
+
+impl Info<'_> {
+    /// `info depth … pv …`.
+    fn line(&self) -> String {
+        let multipv = self
+            .multipv
+            .map_or(String::new(), |k| format!(" multipv {k}"));
+        let hashfull = self
+            .hashfull
+            .map_or(String::new(), |h| format!(" hashfull {h}"));
+        format!(
+            "info depth {} seldepth {}{multipv} score {} nodes {} nps {}{hashfull} time {} pv {}",
+            self.depth,
+            self.seldepth,
+            self.score.uci(),
+            self.nodes,
+            self.nodes.saturating_mul(1000) / self.ms.max(1),
+            self.ms,
+            self.pv
+        )
+    }
+}
+
 /// `info` lines with the search figures, one per MultiPV line.
 fn info_lines(
     t: &Thought,
@@ -594,70 +638,83 @@ fn info_lines(
 ) -> Vec<String> {
     let ms = elapsed.as_millis() as u64;
     let d = &t.decision;
-    if let Some(j) = &t.judged {
-        let (depth, seldepth, nodes) = j
-            .search
-            .as_ref()
-            .map_or((0, 0, 0), |r| (r.depth, r.seldepth, r.nodes));
-        let nps = nodes.saturating_mul(1000) / ms.max(1);
-        // The move played first, then the others by probability.
-        let mut order = vec![j.chosen];
-        order.extend(
-            j.ranked()
+    let uci = |pv: &[Move]| -> String {
+        let pv: Vec<String> = pv.iter().map(|m| m.to_uci(castling).to_string()).collect();
+        pv.join(" ")
+    };
+    match &t.by {
+        DecidedBy::Model { judgement: j, .. } => {
+            let (depth, seldepth, nodes) = j
+                .search
+                .as_ref()
+                .map_or((0, 0, 0), |r| (r.depth, r.seldepth, r.nodes));
+            // The move played first, then the others by probability.
+            let mut order = vec![j.chosen];
+            order.extend(
+                j.ranked()
+                    .into_iter()
+                    .map(|(i, _)| i)
+                    .filter(|i| *i != j.chosen),
+            );
+            order
                 .into_iter()
-                .map(|(i, _)| i)
-                .filter(|i| *i != j.chosen),
-        );
-        return order
-            .into_iter()
-            .take(multipv.max(1))
-            .enumerate()
-            .map(|(rank, i)| {
-                let score = j
-                    .value(i)
-                    .map_or(EngineScore::Cp(0), |(v, _)| EngineScore::from_value(v));
-                let pv: Vec<String> = j.pv(i).iter().map(|m| m.to_uci(castling).to_string()).collect();
-                format!(
-                    "info depth {} seldepth {} multipv {} score {} nodes {nodes} nps {nps} hashfull {hashfull} time {ms} pv {}",
-                    depth.max(1),
-                    seldepth.max(depth).max(1),
-                    rank + 1,
-                    score.uci(),
-                    pv.join(" ")
-                )
-            })
-            .collect();
-    }
-    match &t.revised {
-        Some(r) => {
-            let nodes = r.nodes;
-            let nps = nodes.saturating_mul(1000) / ms.max(1);
-            r.ranked
-                .iter()
                 .take(multipv.max(1))
                 .enumerate()
-                .map(|(i, (_, value, pv))| {
-                    let pv: Vec<String> = pv.iter().map(|m| m.to_uci(castling).to_string()).collect();
-                    // The chosen move is first; its score is the one reported for the move.
-                    let score = if i == 0 { t.score } else { EngineScore::from_value(*value) };
-                    format!(
-                        "info depth {} seldepth {} multipv {} score {} nodes {nodes} nps {nps} hashfull {hashfull} time {ms} pv {}",
-                        r.depth,
-                        r.seldepth.max(r.depth),
-                        i + 1,
-                        score.uci(),
-                        if i == 0 { r.pv_uci.join(" ") } else { pv.join(" ") }
-                    )
+                .map(|(rank, i)| {
+                    let score = j
+                        .value(i)
+                        .map_or(EngineScore::Cp(0), |(v, _)| EngineScore::from_value(v));
+                    Info {
+                        depth: depth.max(1),
+                        seldepth: seldepth.max(depth).max(1),
+                        multipv: Some(rank + 1),
+                        score,
+                        nodes,
+                        hashfull: Some(hashfull),
+                        ms,
+                        pv: &uci(&j.pv(i)),
+                    }
+                    .line()
                 })
                 .collect()
         }
-        None => {
-            let nps = d.scanned.saturating_mul(1000) / ms.max(1);
+        DecidedBy::Search(r) => r
+            .ranked
+            .iter()
+            .take(multipv.max(1))
+            .enumerate()
+            .map(|(i, (_, value, pv))| {
+                // The chosen move is first; its score is the one reported for the move.
+                let (score, pv) = match i {
+                    0 => (t.score, r.pv_uci.join(" ")),
+                    _ => (EngineScore::from_value(*value), uci(pv)),
+                };
+                Info {
+                    depth: r.depth,
+                    seldepth: r.seldepth.max(r.depth),
+                    multipv: Some(i + 1),
+                    score,
+                    nodes: r.nodes,
+                    hashfull: Some(hashfull),
+                    ms,
+                    pv: &pv,
+                }
+                .line()
+            })
+            .collect(),
+        DecidedBy::Cases => {
             let line = |rank: usize, cp: i32, pv: &str| {
-                format!(
-                    "info depth 1 seldepth 1 multipv {rank} score cp {cp} nodes {} nps {nps} time {ms} pv {pv}",
-                    d.scanned
-                )
+                Info {
+                    depth: 1,
+                    seldepth: 1,
+                    multipv: Some(rank),
+                    score: EngineScore::Cp(cp),
+                    nodes: d.scanned,
+                    hashfull: None,
+                    ms,
+                    pv,
+                }
+                .line()
             };
             if d.candidates.is_empty() {
                 return vec![line(1, 0, &t.bestmove)];

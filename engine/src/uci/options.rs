@@ -2,8 +2,10 @@
 
 use std::path::PathBuf;
 
-use crate::adapt::Weights;
 use crate::engine::config::EngineConfig;
+use crate::engine::settings::{
+    Kind, ParamsError, SETTINGS, Setting, SettingError, Value, unknown, validate,
+};
 use crate::revise::tt::{DEFAULT_MB, MAX_MB};
 
 /// Current option values.
@@ -53,15 +55,23 @@ impl Default for Options {
 }
 
 /// `UCI_Elo`'s default.
-pub const DEFAULT_ELO: u16 = 1400;
+pub(crate) const DEFAULT_ELO: u16 = 1400;
 /// `UCI_Elo`'s range when the parameters have no levels (the option then changes nothing).
 const NO_LEVELS_RANGE: (u16, u16) = (DEFAULT_ELO, DEFAULT_ELO);
 
 /// Default `Move Overhead` (ms): what GUIs expect (Stockfish's default), and less than the
 /// increment of the fastest controls engines are tested at (1+0.01).
-pub const DEFAULT_MOVE_OVERHEAD: u64 = 10;
+pub(crate) const DEFAULT_MOVE_OVERHEAD: u64 = 10;
 /// The `CaseBase` value that names the embedded case base.
-pub const EMBEDDED: &str = "<default>";
+pub(crate) const EMBEDDED: &str = "<default>";
+/// The `Params` value that loads nothing.
+const NO_PARAMS: &str = "<none>";
+/// Most `Threads`.
+const MAX_THREADS: i64 = 256;
+/// Most `MultiPV`.
+const MAX_MULTIPV: i64 = 256;
+/// Most `Move Overhead` (ms).
+const MAX_MOVE_OVERHEAD: i64 = 5000;
 
 /// What a successful `setoption` changed that the engine must act on.
 #[derive(Debug, PartialEq, Eq)]
@@ -89,60 +99,32 @@ impl Options {
     }
 
     /// The `UCI_Elo` range: the levels of the parameters.
-    pub fn elo_range(&self) -> (u16, u16) {
+    pub(crate) fn elo_range(&self) -> (u16, u16) {
         self.reasoner.elo_range().unwrap_or(NO_LEVELS_RANGE)
     }
 
-    /// The `option …` lines announced after `uci`.
-    pub fn announce(&self) -> Vec<String> {
+    /// The `option …` lines announced after `uci`: the engine's own, then the reasoner's
+    /// from the registry of settings, then `Params` and the UCI_ ones.
+    pub(crate) fn announce(&self) -> Vec<String> {
         let d = EngineConfig::default();
-        let w = Weights::default().0;
         let mut lines = vec![
             format!("option name CaseBase type string default {EMBEDDED}"),
             format!(
-                "option name Threads type spin default {} min 1 max 256",
+                "option name Threads type spin default {} min 1 max {MAX_THREADS}",
                 self.threads
             ),
             format!("option name Hash type spin default {DEFAULT_MB} min 1 max {MAX_MB}"),
             "option name Clear Hash type button".to_string(),
             format!(
-                "option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD} min 0 max 5000"
+                "option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD} min 0 max {MAX_MOVE_OVERHEAD}"
             ),
-            "option name MultiPV type spin default 1 min 1 max 256".to_string(),
+            format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
             "option name Ponder type check default false".to_string(),
-            format!(
-                "option name Style type combo default {} var imitate var human var best",
-                d.style
-            ),
-            format!(
-                "option name Temperature type string default {}",
-                d.temperature
-            ),
-            "option name Mode type combo default normalised var normalised var thesis".to_string(),
-            format!(
-                "option name K type spin default {} min 1 max 4096",
-                d.reuse.k
-            ),
-            format!("option name P type string default {}", d.reuse.p),
         ];
-        for (i, w) in w.iter().enumerate() {
-            lines.push(format!("option name W{} type string default {w}", i + 1));
-        }
-        lines.push("option name Seed type spin default 0 min 0 max 2147483647".to_string());
-        let r = &d.revise;
+        lines.extend(SETTINGS.iter().flat_map(|s| s.uci_options(&d)));
         lines.push(format!(
-            "option name Revise type check default {}",
-            r.enabled
+            "option name Params type string default {NO_PARAMS}"
         ));
-        lines.push(format!(
-            "option name Tolerance type spin default {} min 0 max 10000",
-            r.tolerance
-        ));
-        lines.push(format!(
-            "option name Candidates type spin default {} min 1 max 256",
-            r.candidates
-        ));
-        lines.push("option name Params type string default <none>".to_string());
         lines.push("option name UCI_LimitStrength type check default false".to_string());
         let (lo, hi) = self.elo_range();
         lines.push(format!(
@@ -154,38 +136,51 @@ impl Options {
         lines
     }
 
-    /// Applies `setoption name NAME value VALUE`. Names match case-insensitively.
-    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, String> {
+    /// Every option name, as announced (the reasoner's weights as `W1`…`W6`).
+    fn names() -> Vec<String> {
+        let engine = [
+            "CaseBase",
+            "Threads",
+            "Hash",
+            "Clear Hash",
+            "Move Overhead",
+            "MultiPV",
+            "Ponder",
+            "Params",
+            "UCI_LimitStrength",
+            "UCI_Elo",
+            "UCI_Chess960",
+            "UCI_AnalyseMode",
+        ];
+        let reasoner = SETTINGS.iter().flat_map(Setting::uci_names);
+        engine
+            .iter()
+            .map(|n| n.to_string())
+            .chain(reasoner)
+            .collect()
+    }
+
+    /// Applies `setoption name NAME value VALUE`. Names match case-insensitively. On an error
+    /// (an unknown name, a value out of range, a parameter file refused) every setting keeps
+    /// its previous value.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, SettingError> {
         let key = name.to_ascii_lowercase();
-        let need = || value.ok_or_else(|| format!("option {name} needs a value"));
-        let spin = |min: i64, max: i64| -> Result<i64, String> {
-            let v = need()?;
-            let n: i64 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("option {name}: {v:?} is not a whole number"))?;
-            if n < min || n > max {
-                return Err(format!("option {name}: {n} is outside {min}..{max}"));
-            }
-            Ok(n)
+        let need = || {
+            value.ok_or_else(|| SettingError::NotA {
+                name: name.to_string(),
+                got: String::new(),
+                expected: "given a value".into(),
+                origin: None,
+            })
         };
-        let check = || -> Result<bool, String> {
-            match need()?.trim().to_ascii_lowercase().as_str() {
-                "true" => Ok(true),
-                "false" => Ok(false),
-                v => Err(format!("option {name}: {v:?} is neither true nor false")),
+        let spin = |min: i64, max: i64| -> Result<i64, SettingError> {
+            match (Kind::Int { min, max }).parse(name, need()?)? {
+                Value::Int(n) => Ok(n),
+                _ => Ok(min),
             }
         };
-        let float = || -> Result<f64, String> {
-            let v = need()?;
-            let x: f64 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("option {name}: {v:?} is not a number"))?;
-            if !x.is_finite() || x < 0.0 {
-                return Err(format!("option {name}: {x} must be a finite number ≥ 0"));
-            }
-            Ok(x)
+        let check = || -> Result<bool, SettingError> {
+            Ok(Kind::Bool.parse(name, need()?)? == Value::Bool(true))
         };
         match key.as_str() {
             "casebase" => {
@@ -198,7 +193,7 @@ impl Options {
                 return Ok(Change::CaseBase(path));
             }
             "threads" => {
-                self.threads = spin(1, 256)? as usize;
+                self.threads = spin(1, MAX_THREADS)? as usize;
                 return Ok(Change::Threads);
             }
             "hash" => {
@@ -206,36 +201,18 @@ impl Options {
                 return Ok(Change::Hash);
             }
             "clear hash" => return Ok(Change::ClearHash),
-            "move overhead" => self.move_overhead = spin(0, 5000)? as u64,
-            "multipv" => self.multipv = spin(1, 256)? as usize,
+            "move overhead" => self.move_overhead = spin(0, MAX_MOVE_OVERHEAD)? as u64,
+            "multipv" => self.multipv = spin(1, MAX_MULTIPV)? as usize,
             "ponder" => self.ponder = check()?,
-            "mode" => self.reasoner.reuse.mode = need()?.trim().parse()?,
-            "style" => self.reasoner.style = need()?.parse()?,
-            "temperature" => {
-                let t = float()?;
-                if t <= 0.0 {
-                    return Err(format!("option {name}: the temperature must be above 0"));
-                }
-                self.reasoner.temperature = t;
-            }
-            "k" => self.reasoner.reuse.k = spin(1, 4096)? as usize,
-            "p" => self.reasoner.reuse.p = float()?,
-            "w1" | "w2" | "w3" | "w4" | "w5" | "w6" => {
-                let i = usize::from(key.as_bytes()[1] - b'1');
-                self.reasoner.reuse.weights.0[i] = float()?;
-            }
-            "seed" => {
-                let s = spin(0, 2_147_483_647)? as u64;
-                self.reasoner.reuse.seed = (s != 0).then_some(s);
-            }
-            "revise" => self.reasoner.revise.enabled = check()?,
-            "tolerance" => self.reasoner.revise.tolerance = spin(0, 10_000)? as i32,
-            "candidates" => self.reasoner.revise.candidates = spin(1, 256)? as usize,
             "params" => {
                 let v = need()?.trim().to_string();
                 // GUIs send every option's default at start-up: "<none>" changes nothing.
-                if !(v.is_empty() || v == "<none>") {
-                    let mut cfg = EngineConfig::load(std::path::Path::new(&v))?;
+                if !(v.is_empty() || v == NO_PARAMS) {
+                    let mut cfg =
+                        EngineConfig::load(std::path::Path::new(&v)).map_err(|e| match e {
+                            ParamsError::Setting(e) => e,
+                            other => SettingError::Invalid(other.to_string()),
+                        })?;
                     cfg.reuse.seed = self.reasoner.reuse.seed;
                     self.reasoner = cfg;
                 }
@@ -254,7 +231,26 @@ impl Options {
             }
             "uci_chess960" => self.chess960 = check()?,
             "uci_analysemode" => self.analyse_mode = check()?,
-            _ => return Err(format!("no such option: {name}")),
+            _ => {
+                let mut cfg = self.reasoner.clone();
+                let applied = SETTINGS
+                    .iter()
+                    .find_map(|s| s.set_uci(&mut cfg, name, need().unwrap_or_default()));
+                match applied {
+                    Some(result) => {
+                        need()?;
+                        result?;
+                        validate(&cfg)?;
+                        self.reasoner = cfg;
+                    }
+                    None => {
+                        return Err(unknown(
+                            name.trim(),
+                            Options::names().iter().map(String::as_str),
+                        ));
+                    }
+                }
+            }
         }
         Ok(Change::None)
     }

@@ -6,6 +6,9 @@ pub mod game;
 pub mod openings;
 pub mod pgn_out;
 pub mod player;
+mod workflow;
+
+pub use workflow::{MatchArgs, MatchSettings, parse_resign};
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;

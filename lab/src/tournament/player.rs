@@ -10,10 +10,10 @@ use rand::{Rng, SeedableRng};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Move, Position};
 
-use crate::client::{self, Engine, Score};
-use precedent::adapt::Weights;
+use crate::client::{self, EngineProcess, Score};
 use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
+use precedent::engine::settings::{self, Origin, SETTINGS, Setting, SettingError, apply_text};
 use precedent::engine::timeman::{Clock, plan};
 
 /// Taken off an in-process player's budget, like a GUI's `Move Overhead`: what the scheduler
@@ -22,7 +22,6 @@ use precedent::engine::timeman::{Clock, plan};
 const IN_PROCESS_OVERHEAD: Duration = Duration::from_millis(10);
 use precedent::engine::{ThinkLimits, think};
 use precedent::position::Game;
-use precedent::retrieve::Mode;
 use precedent::revise::Memory;
 
 /// A time control: base time and increment per move.
@@ -125,8 +124,9 @@ impl PlayerSpec {
 
 impl std::str::FromStr for PlayerSpec {
     type Err = String;
-    /// `precedent:name=N,casebase=FILE,params=FILE,k=32,p=16,mode=normalised,weights=1:1:1:1:10:0,
-    /// seed=S,revise=true,tolerance=50,style=human,temperature=0.8,elo=1400`,
+    /// `precedent:name=N,casebase=FILE,params=FILE` and any setting of the registry
+    /// (`k=32,p=16,mode=normalised,weights=1:1:1:1:10:0,seed=S,revise=true,tolerance=50,
+    /// style=human,temperature=0.8,elo=1400`, as on the command line),
     /// `uci:name=N,cmd=COMMAND ARGS,opt.NAME=VALUE,tc=10+0.1`, or `random:name=N`. Keys may be
     /// left out; `casebase=default` (or none) is the embedded case base.
     fn from_str(s: &str) -> Result<PlayerSpec, String> {
@@ -147,84 +147,28 @@ impl std::str::FromStr for PlayerSpec {
         };
         match kind.trim() {
             "precedent" => {
-                let keys = [
-                    "name",
-                    "casebase",
-                    "params",
-                    "k",
-                    "p",
-                    "mode",
-                    "weights",
-                    "seed",
-                    "revise",
-                    "tolerance",
-                    "style",
-                    "temperature",
-                    "elo",
-                ];
-                if let Some(e) = unknown(&keys) {
-                    return Err(e);
+                let own = ["name", "casebase", "params"];
+                let spec_error = |e: SettingError| e.at(Origin::Spec(s.to_string())).to_string();
+                if let Some((k, _)) = pairs
+                    .iter()
+                    .find(|(k, _)| !own.contains(&k.as_str()) && Setting::by_name(k).is_none())
+                {
+                    let names = own
+                        .into_iter()
+                        .chain(SETTINGS.iter().filter(|s| s.cli).map(|s| s.name));
+                    return Err(spec_error(settings::unknown(k, names)));
                 }
                 let mut config = match take("params") {
-                    Some(file) => EngineConfig::load(std::path::Path::new(&file))?,
+                    Some(file) => EngineConfig::load(std::path::Path::new(&file))
+                        .map_err(|e| e.to_string())?,
                     None => EngineConfig::default(),
                 };
-                if let Some(style) = take("style") {
-                    config.style = style.parse().map_err(|e| format!("player {s:?}: {e}"))?;
-                }
-                if let Some(t) = take("temperature") {
-                    config.temperature = t
-                        .parse()
-                        .ok()
-                        .filter(|t: &f64| t.is_finite() && *t > 0.0)
-                        .ok_or_else(|| {
-                            format!("player {s:?}: temperature={t} is not a number > 0")
-                        })?;
-                }
-                if let Some(e) = take("elo") {
-                    let elo: u16 = e
-                        .parse()
-                        .map_err(|_| format!("player {s:?}: elo={e} is not a rating"))?;
-                    let choice = config.level_for(elo).ok_or_else(|| {
-                        format!("player {s:?}: elo={e}: the parameters have no levels")
-                    })?;
-                    config.elo = Some(choice.elo);
-                }
-                if let Some(r) = take("revise") {
-                    config.revise.enabled = r
-                        .parse()
-                        .map_err(|_| format!("player {s:?}: revise={r} is not true or false"))?;
-                }
-                if let Some(t) = take("tolerance") {
-                    config.revise.tolerance = t
-                        .parse()
-                        .map_err(|_| format!("player {s:?}: tolerance={t} is not an integer"))?;
-                }
-                if let Some(k) = take("k") {
-                    config.reuse.k =
-                        k.parse().ok().filter(|&k| k > 0).ok_or_else(|| {
-                            format!("player {s:?}: k={k} is not a positive integer")
-                        })?;
-                }
-                if let Some(p) = take("p") {
-                    config.reuse.p = p
-                        .parse()
-                        .ok()
-                        .filter(|p: &f64| p.is_finite() && *p >= 0.0)
-                        .ok_or_else(|| format!("player {s:?}: p={p} is not a number ≥ 0"))?;
-                }
-                if let Some(m) = take("mode") {
-                    config.reuse.mode = m.parse::<Mode>()?;
-                }
-                if let Some(w) = take("weights") {
-                    config.reuse.weights = w.replace(':', ",").parse::<Weights>()?;
-                }
-                if let Some(seed) = take("seed") {
-                    config.reuse.seed = Some(
-                        seed.parse()
-                            .map_err(|_| format!("player {s:?}: seed={seed} is not an integer"))?,
-                    );
-                }
+                let settings: Vec<(String, String)> = pairs
+                    .iter()
+                    .filter(|(k, _)| !own.contains(&k.as_str()))
+                    .cloned()
+                    .collect();
+                apply_text(&mut config, &settings).map_err(spec_error)?;
                 let casebase = take("casebase")
                     .filter(|c| c != "default" && !c.is_empty())
                     .map(PathBuf::from);
@@ -318,7 +262,7 @@ pub enum Live {
     Uci {
         /// The running engine.
         // Boxed: a running process and its pipes are several times larger than the others.
-        engine: Box<Engine>,
+        engine: Box<EngineProcess>,
     },
     /// The random mover.
     Random {
@@ -474,7 +418,7 @@ pub fn start(
             if chess960 {
                 options.push(("UCI_Chess960".into(), "true".into()));
             }
-            Engine::start(command, &options, Duration::from_secs(10))
+            EngineProcess::start(command, &options, Duration::from_secs(10))
                 .map(|engine| Live::Uci {
                     engine: Box::new(engine),
                 })
@@ -486,6 +430,19 @@ pub fn start(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use precedent::retrieve::Mode;
+
+    #[test]
+    fn an_unknown_key_names_the_player_and_the_nearest_setting() {
+        let e = "precedent:k=5,temprature=0.3"
+            .parse::<PlayerSpec>()
+            .expect_err("unknown key");
+        assert_eq!(
+            e,
+            "unknown setting `temprature` in player `precedent:k=5,temprature=0.3`; \
+             did you mean `temperature`?"
+        );
+    }
 
     #[test]
     fn parses_player_specs() {

@@ -1,0 +1,637 @@
+//! `precedent eval` as a workflow: its arguments, the run on sampled positions or on an EPD
+//! suite, and the reports' text.
+
+use std::fmt;
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use precedent::casebase::CaseBase;
+use precedent::engine::config::EngineConfig;
+use precedent::pgn::Selection;
+use precedent::position::Game;
+use shakmaty::{Chess, Move};
+
+use super::{
+    EpdReport, EvalError, Outcome, Report, casebase_keys, compare, epd_report, judge, report,
+    run_engine, run_reasoner, sample_positions,
+};
+use crate::Progress;
+use crate::client::Limit;
+use crate::epd::{EpdRecord, parse_line};
+use crate::fit::in_test_half;
+
+/// Time per position with revise on, unless `movetime` says otherwise.
+pub const DEFAULT_REVISE_MOVETIME_MS: u64 = 100;
+
+/// What `eval` measures and how.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct EvalArgs {
+    /// Held-out games (.pgn, .pgn.zst): positions are sampled from them.
+    #[arg(long, required_unless_present = "epd", conflicts_with = "epd")]
+    pub pgn: Option<String>,
+    /// An EPD test suite with bm/am operations instead.
+    #[arg(long)]
+    pub epd: Option<PathBuf>,
+    /// Lowest rating of the mover.
+    #[arg(long, value_name = "N")]
+    pub min_elo: Option<u16>,
+    /// Highest rating of the mover.
+    #[arg(long, value_name = "N")]
+    pub max_elo: Option<u16>,
+    /// Only this player's moves (repeatable).
+    #[arg(long = "player", value_name = "NAME")]
+    pub players: Vec<String>,
+    /// Skip the first N plies of every game.
+    #[arg(long, default_value_t = 0)]
+    pub skip_plies: u32,
+    /// Positions to sample.
+    #[arg(long, default_value_t = 5000)]
+    pub positions: usize,
+    /// Time per position in milliseconds (as UCI go movetime); default: a full scan.
+    #[arg(long, value_name = "MS")]
+    pub movetime: Option<u64>,
+    /// Threads (positions run in parallel).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Evaluate an external UCI engine on the same positions instead (e.g. stockfish).
+    #[arg(long, value_name = "CMD")]
+    pub engine: Option<String>,
+    /// The external engine's limit per position: depth=N, movetime=MS or nodes=N.
+    #[arg(long, default_value = "depth=1")]
+    pub limit: String,
+    /// An option for the external engine, NAME=VALUE (repeatable).
+    #[arg(long = "engine-option", value_name = "NAME=VALUE")]
+    pub engine_options: Vec<String>,
+    /// Judge move quality with this UCI engine (e.g. /usr/games/stockfish): centipawn loss and
+    /// blunder rate of the engine's moves and of the humans' moves.
+    #[arg(long, value_name = "CMD")]
+    pub judge: Option<String>,
+    /// The judge's limit per position.
+    #[arg(long, default_value = "depth=12")]
+    pub judge_limit: String,
+    /// Width of the rating bands of the report (Maia's tables use 100).
+    #[arg(long, default_value_t = 200, value_name = "POINTS")]
+    pub band_width: u16,
+    /// The cases ablation: run the same positions again with a one-game case base (the first
+    /// game of the case base) and report Δcases, the paired difference in accuracy.
+    #[arg(long)]
+    pub ablation: bool,
+    /// Also run the same positions with this case base (e.g. the generic one, against a
+    /// player's own) and report the paired difference; games in either case base are left out
+    /// of the sample.
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<PathBuf>,
+    /// With `--elo`: also run the same positions without the level (the style of `--style`,
+    /// by default `imitate`, the default style) and report the paired difference in accuracy
+    /// and, with `--judge`, that style's blunders.
+    #[arg(long, requires = "elo")]
+    pub against_default: bool,
+    /// Sample only games of `fit`'s test half (a hash of each game), so that a model fitted by
+    /// `precedent fit` on the same file is measured on games it never saw.
+    #[arg(long)]
+    pub fit_test_half: bool,
+}
+
+/// Where a run reports its progress: one for each pass over the positions.
+pub trait Bars: Sync {
+    /// A progress report counting `what`.
+    fn bar(&self, what: &str) -> Box<dyn Progress + '_>;
+}
+
+/// No progress shown.
+impl Bars for crate::Silent {
+    fn bar(&self, _what: &str) -> Box<dyn Progress + '_> {
+        Box::new(crate::Silent)
+    }
+}
+
+/// One `eval` run: its arguments, the reasoner, the seed of its sample and tie-breaks, and the
+/// threads it runs on (the caller's thread pool).
+pub struct EvalRun<'a> {
+    /// What to measure.
+    pub args: &'a EvalArgs,
+    /// The case base (whose games are left out of the sample).
+    pub cb: &'a CaseBase,
+    /// The reasoner's configuration.
+    pub cfg: &'a EngineConfig,
+    /// The seed of the sample and of the reasoner's tie-breaks.
+    pub seed: u64,
+    /// Threads (external engines: as many processes).
+    pub threads: usize,
+}
+
+impl EvalRun<'_> {
+    /// Time per position: `movetime`, or 100 ms when the revise search is on (it needs a
+    /// limit; pure retrieval scans the whole case base regardless).
+    fn movetime(&self, cfg: &EngineConfig) -> Option<Duration> {
+        match self.args.movetime {
+            Some(ms) => Some(Duration::from_millis(ms)),
+            None if cfg.revise.enabled => Some(Duration::from_millis(DEFAULT_REVISE_MOVETIME_MS)),
+            None => None,
+        }
+    }
+
+    fn engine_options(&self) -> Result<Vec<(String, String)>, EvalError> {
+        self.args
+            .engine_options
+            .iter()
+            .map(|o| {
+                let (n, v) = o.split_once('=').ok_or_else(|| {
+                    EvalError::Other(format!("--engine-option {o:?}: expected NAME=VALUE"))
+                })?;
+                Ok((n.trim().to_string(), v.trim().to_string()))
+            })
+            .collect()
+    }
+
+    /// The reasoner (on `cb`) or the external engine on the positions: its name, its outcomes.
+    fn moves_for(
+        &self,
+        cb: &CaseBase,
+        positions: &[(Game, Option<Move>)],
+        bars: &dyn Bars,
+    ) -> Result<(String, Vec<Outcome>), EvalError> {
+        if let Some(cmd) = &self.args.engine {
+            let limit: Limit = self.args.limit.parse()?;
+            let bar = bars.bar("positions");
+            let options = self.engine_options()?;
+            let outcomes = run_engine(cmd, &options, limit, positions, self.threads, &*bar)?;
+            return Ok((format!("{cmd} ({})", self.args.limit), outcomes));
+        }
+        Ok(self.reasoner_moves(cb, self.cfg, positions, bars))
+    }
+
+    /// The reasoner with `cfg` on the positions: its name and its outcomes.
+    fn reasoner_moves(
+        &self,
+        cb: &CaseBase,
+        cfg: &EngineConfig,
+        positions: &[(Game, Option<Move>)],
+        bars: &dyn Bars,
+    ) -> (String, Vec<Outcome>) {
+        let bar = bars.bar("positions");
+        bar.start(positions.len() as u64);
+        let (matched, done) = (AtomicU64::new(0), AtomicU64::new(0));
+        let each = |o: &Outcome| {
+            let m =
+                matched.fetch_add(u64::from(o.matched), Ordering::Relaxed) + u64::from(o.matched);
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            bar.advance(1);
+            bar.status(&format!("{:.1}% matched", 100.0 * m as f64 / n as f64));
+        };
+        let outcomes = run_reasoner(cb, positions, cfg, self.movetime(cfg), self.seed, &each);
+        bar.finish();
+        let style = match cfg.elo {
+            Some(elo) => format!("human at level {elo}"),
+            None => cfg.style.to_string(),
+        };
+        let name = format!(
+            "precedent ({}, style {}, mode {}, k {}, p {}, weights {}, revise {})",
+            cb.name(),
+            style,
+            cfg.reuse.mode,
+            cfg.reuse.k,
+            cfg.reuse.p,
+            cfg.reuse.weights,
+            cfg.revise.enabled
+        );
+        (name, outcomes)
+    }
+
+    /// Move-matching on positions sampled from `args.pgn`, with the comparisons and the judge
+    /// the arguments ask for.
+    pub fn pgn(&self, bars: &dyn Bars) -> Result<Report, EvalError> {
+        let args = self.args;
+        let pgn = args.pgn.as_deref().unwrap_or_default();
+        let started = Instant::now();
+        let selection = Selection {
+            players: args.players.iter().map(|p| p.to_lowercase()).collect(),
+            side: None,
+            min_elo: args.min_elo,
+            max_elo: args.max_elo,
+            skip_plies: args.skip_plies,
+        };
+        // The contamination guard needs the case base's game keys before sampling; an external
+        // engine is measured on the same sample, so it guards against the same case base.
+        let mut keys = casebase_keys(self.cb);
+        let other = match &args.compare {
+            Some(_) if args.engine.is_some() => {
+                return Err(EvalError::Other(
+                    "--compare measures Precedent's case bases; it does not apply to --engine"
+                        .into(),
+                ));
+            }
+            Some(path) => {
+                let other = CaseBase::open(path)?;
+                keys.extend(casebase_keys(&other));
+                Some(other)
+            }
+            None => None,
+        };
+        let keep = |k: u64| !args.fit_test_half || in_test_half(k);
+        let (samples, stats) =
+            sample_positions(pgn, &selection, args.positions, self.seed, &keys, &keep)?;
+        if samples.is_empty() {
+            return Err(EvalError::Other(format!(
+                "{pgn}: no position passes the filters (after excluding {} games found in the case base)",
+                stats.games_in_casebase
+            )));
+        }
+        let positions: Vec<(Game, Option<Move>)> = samples
+            .iter()
+            .map(|s| (s.game.clone(), Some(s.human)))
+            .collect();
+        let (name, outcomes) = self.moves_for(self.cb, &positions, bars)?;
+        let seconds = || started.elapsed().as_secs_f64();
+        let mut r = report(name, &samples, &outcomes, stats, seconds(), args.band_width);
+        if args.ablation {
+            r.ablation = Some(self.ablation(&positions, &outcomes, bars)?);
+            r.seconds = seconds();
+        }
+        if let Some(other) = &other {
+            let (_, theirs) = self.moves_for(other, &positions, bars)?;
+            r.comparison = Some(
+                compare(other.name().to_string(), &outcomes, &theirs).ok_or_else(|| {
+                    EvalError::Other("the comparison run did not answer every position".into())
+                })?,
+            );
+            r.seconds = seconds();
+        }
+        let default_moves = if args.against_default {
+            let cfg = EngineConfig {
+                elo: None,
+                ..self.cfg.clone()
+            };
+            let (name, theirs) = self.reasoner_moves(self.cb, &cfg, &positions, bars);
+            r.against_default = Some(compare(name, &outcomes, &theirs).ok_or_else(|| {
+                EvalError::Other("the default style's run did not answer every position".into())
+            })?);
+            r.seconds = seconds();
+            Some(theirs)
+        } else {
+            None
+        };
+        if let Some(judge_cmd) = &args.judge {
+            let limit: Limit = args.judge_limit.parse()?;
+            let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
+                .iter()
+                .zip(&outcomes)
+                .map(|(s, o)| (s.game.position.clone(), o.played, Some(s.human)))
+                .collect();
+            let bar = bars.bar("positions judged");
+            r.judged = Some(judge(judge_cmd, &[], limit, &items, self.threads, &*bar)?);
+            if let Some(theirs) = &default_moves {
+                // The humans' moves are judged once, above.
+                let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
+                    .iter()
+                    .zip(theirs)
+                    .map(|(s, o)| (s.game.position.clone(), o.played, None))
+                    .collect();
+                let bar = bars.bar("default style's moves judged");
+                let judged = judge(judge_cmd, &[], limit, &items, self.threads, &*bar)?;
+                r.default_judged = Some(judged);
+            }
+            r.seconds = seconds();
+        }
+        Ok(r)
+    }
+
+    /// The cases ablation: the same positions with a one-game case base.
+    fn ablation(
+        &self,
+        positions: &[(Game, Option<Move>)],
+        outcomes: &[Outcome],
+        bars: &dyn Bars,
+    ) -> Result<super::Comparison, EvalError> {
+        if self.args.engine.is_some() {
+            return Err(EvalError::Other(
+                "--ablation measures Precedent's case base; it does not apply to --engine".into(),
+            ));
+        }
+        if self.cb.game_count() == 0 {
+            return Err(EvalError::Other(format!(
+                "{}: the case base has no game",
+                self.cb.name()
+            )));
+        }
+        let one = self.cb.one_game(0)?;
+        let game = self.cb.game(0).unwrap_or_default();
+        let described = format!(
+            "{} vs {}, {} ({} cases)",
+            game.white,
+            game.black,
+            game.date,
+            one.len()
+        );
+        let (_, ablated) = self.moves_for(&one, positions, bars)?;
+        compare(described, outcomes, &ablated).ok_or_else(|| {
+            EvalError::Other("the ablation run did not answer every position".into())
+        })
+    }
+
+    /// The EPD suite of `args.epd` solved; a record that does not parse is skipped and named
+    /// through `bars`' notes.
+    pub fn epd(&self, bars: &dyn Bars) -> Result<EpdReport, EvalError> {
+        let path = self.args.epd.clone().unwrap_or_default();
+        let started = Instant::now();
+        let file = std::fs::File::open(&path)
+            .map_err(|e| EvalError::Other(format!("{}: cannot open: {e}", path.display())))?;
+        let mut records: Vec<EpdRecord> = Vec::new();
+        let mut skipped = 0;
+        let notes = bars.bar("positions");
+        for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let line =
+                line.map_err(|e| EvalError::Other(format!("{}: read error: {e}", path.display())))?;
+            match parse_line(&line, i + 1) {
+                Ok(Some(r)) => records.push(r),
+                Ok(None) => {}
+                Err(e) => {
+                    skipped += 1;
+                    notes.note(&format!("{}: {e} (skipped)", path.display()));
+                }
+            }
+        }
+        if records.is_empty() {
+            return Err(EvalError::Other(format!(
+                "{}: no usable EPD record ({skipped} skipped)",
+                path.display()
+            )));
+        }
+        let positions: Vec<(Game, Option<Move>)> = records
+            .iter()
+            .map(|r| (Game::new(r.pos.clone()), None))
+            .collect();
+        let (name, outcomes) = self.moves_for(self.cb, &positions, bars)?;
+        let mut r = epd_report(name, &records, &outcomes, started.elapsed().as_secs_f64());
+        r.suite = path.display().to_string();
+        Ok(r)
+    }
+}
+
+impl fmt::Display for Report {
+    /// The report as `precedent eval` prints it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = self;
+        writeln!(f, "{}", r.engine)?;
+        writeln!(
+            f,
+            "{} positions from {} games ({} games excluded: also in the case base; {} eligible positions)",
+            r.positions,
+            r.sampling.games_used,
+            r.sampling.games_in_casebase,
+            r.sampling.eligible_positions
+        )?;
+        writeln!(
+            f,
+            "move-matching accuracy {:.2}% ({} of {}), 95% CI {:.2}–{:.2}%",
+            r.accuracy * 100.0,
+            r.matches,
+            r.positions,
+            r.ci_low * 100.0,
+            r.ci_high * 100.0
+        )?;
+        if let (Some(t), Some(ll)) = (r.top3, r.mean_log_likelihood) {
+            writeln!(
+                f,
+                "top-3 accuracy {:.2}%; mean log-likelihood of the human move {:.3} nats",
+                t * 100.0,
+                ll
+            )?;
+        }
+        r.fmt_comparisons(f)?;
+        if let (Some(e), Some(s)) = (r.exact_match_rate, r.mean_top_similarity) {
+            writeln!(
+                f,
+                "exact position in the case base: {:.1}%; mean top similarity {:.3}",
+                e * 100.0,
+                s
+            )?;
+        }
+        for (title, groups) in [("by mover rating", &r.by_band), ("by phase", &r.by_phase)] {
+            writeln!(f, "{title}:")?;
+            for g in groups {
+                writeln!(
+                    f,
+                    "  {:<12} {:>6} positions  {:>6.2}%  ({:.2}–{:.2}%)",
+                    g.name,
+                    g.positions,
+                    g.accuracy * 100.0,
+                    g.ci_low * 100.0,
+                    g.ci_high * 100.0
+                )?;
+            }
+        }
+        r.fmt_judged(f)?;
+        writeln!(f, "{:.1} s", r.seconds)
+    }
+}
+
+impl Report {
+    fn fmt_comparisons(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = self;
+        for (title, delta, own, other, c) in [
+            (
+                "cases ablation (one game: ",
+                "Δcases",
+                "this case base",
+                "the other",
+                &r.ablation,
+            ),
+            (
+                "compared with (",
+                "Δ",
+                "this case base",
+                "the other",
+                &r.comparison,
+            ),
+            (
+                "against the default style (",
+                "Δ",
+                "the level",
+                "the default style",
+                &r.against_default,
+            ),
+        ] {
+            let Some(a) = c else { continue };
+            writeln!(
+                f,
+                "{title}{}): accuracy {:.2}%{}; {delta} {:+.2} pp, 95% CI {:+.2} to {:+.2} pp ({own} only: {}, {other} only: {})",
+                a.against,
+                a.accuracy * 100.0,
+                a.mean_log_likelihood
+                    .map_or(String::new(), |ll| format!(", log-likelihood {ll:.3}")),
+                a.delta * 100.0,
+                a.delta_ci_low * 100.0,
+                a.delta_ci_high * 100.0,
+                a.own_only,
+                a.other_only
+            )?;
+        }
+        Ok(())
+    }
+
+    fn fmt_judged(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(j) = &self.judged {
+            writeln!(
+                f,
+                "move quality ({} positions judged): engine mean loss {:.0} cp, blunders {:.1}%; humans {} cp, {}",
+                j.judged,
+                j.mean_cp_loss,
+                j.blunder_rate * 100.0,
+                j.human_mean_cp_loss
+                    .map_or("-".into(), |v| format!("{v:.0}")),
+                j.human_blunder_rate
+                    .map_or("-".into(), |v| format!("{:.1}%", v * 100.0))
+            )?;
+        }
+        if let Some(j) = &self.default_judged {
+            writeln!(
+                f,
+                "the default style's move quality: mean loss {:.0} cp, blunders {:.1}%",
+                j.mean_cp_loss,
+                j.blunder_rate * 100.0
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for EpdReport {
+    /// The report as `precedent eval --epd` prints it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.engine)?;
+        writeln!(
+            f,
+            "{}: solved {} of {} ({:.1}%)",
+            self.suite,
+            self.solved,
+            self.total,
+            self.solved_rate * 100.0
+        )?;
+        if let (Some(p), Some(m)) = (self.points, self.max_points) {
+            writeln!(f, "points {p} of {m} ({:.1}%)", 100.0 * p as f64 / m as f64)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Silent;
+
+    fn fixture() -> String {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
+        )
+        .to_string()
+    }
+
+    /// The embedded case base and the configuration of pure retrieval (no search: no clock).
+    fn reasoner() -> (CaseBase, EngineConfig) {
+        let mut cfg = EngineConfig::default();
+        cfg.revise.enabled = false;
+        (CaseBase::embedded().expect("embedded"), cfg)
+    }
+
+    #[test]
+    fn eval_on_held_out_games_is_reproducible_and_leaves_the_case_base_out() {
+        let (cb, cfg) = reasoner();
+        let args = EvalArgs {
+            pgn: Some(fixture()),
+            positions: 40,
+            band_width: 200,
+            ablation: true,
+            ..EvalArgs::default()
+        };
+        let run = EvalRun {
+            args: &args,
+            cb: &cb,
+            cfg: &cfg,
+            seed: 1,
+            threads: 1,
+        };
+        let a = run.pgn(&Silent).expect("eval");
+        assert_eq!(a.positions, 40);
+        assert!(
+            a.sampling.games_in_casebase > 0,
+            "the fixture's games are partly in the case base"
+        );
+        assert!(a.matches > 0 && a.matches < 40, "{}", a.matches);
+        let b = run.pgn(&Silent).expect("eval again");
+        assert_eq!((a.matches, a.positions), (b.matches, b.positions));
+        let ablation = a.ablation.as_ref().expect("ablation");
+        assert!(
+            ablation.delta > 0.0,
+            "the whole case base matches more than one game"
+        );
+        let text = a.to_string();
+        assert!(
+            text.contains("move-matching accuracy") && text.contains("Δcases"),
+            "{text}"
+        );
+        let other = EvalRun { seed: 2, ..run };
+        assert_ne!(
+            other
+                .pgn(&Silent)
+                .expect("eval")
+                .sampling
+                .eligible_positions,
+            0
+        );
+    }
+
+    #[test]
+    fn eval_refuses_a_sample_that_no_position_passes() {
+        let (cb, cfg) = reasoner();
+        let args = EvalArgs {
+            pgn: Some(fixture()),
+            positions: 10,
+            min_elo: Some(4000),
+            ..EvalArgs::default()
+        };
+        let run = EvalRun {
+            args: &args,
+            cb: &cb,
+            cfg: &cfg,
+            seed: 1,
+            threads: 1,
+        };
+        let e = run.pgn(&Silent).expect_err("no position");
+        assert!(
+            e.to_string().contains("no position passes the filters"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_epd_suite_is_solved_and_bad_records_are_skipped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.epd");
+        std::fs::write(
+            &path,
+            "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - bm Ra8#; id \"mate\";\nnot an epd line\n",
+        )
+        .expect("write");
+        let (cb, mut cfg) = reasoner();
+        cfg.revise.enabled = true;
+        cfg.style = precedent::engine::config::Style::Best;
+        let args = EvalArgs {
+            epd: Some(path),
+            movetime: Some(200),
+            ..EvalArgs::default()
+        };
+        let run = EvalRun {
+            args: &args,
+            cb: &cb,
+            cfg: &cfg,
+            seed: 1,
+            threads: 1,
+        };
+        let r = run.epd(&Silent).expect("epd");
+        assert_eq!((r.solved, r.total), (1, 1), "{r}");
+    }
+}
