@@ -1,8 +1,8 @@
 //! `precedent fit-eval`.
 
 use anyhow::{Result, bail};
-use precedent::revise::evaluate::{WEIGHTS, term};
-use precedent_lab::evalfit::{agreement, collect, fit};
+use precedent::revise::evaluate::{WEIGHTS, tables, term};
+use precedent_lab::evalfit::{FitSettings, Tables, agreement, collect, fit};
 
 /// Arguments of `precedent fit-eval`.
 #[derive(clap::Args, Debug)]
@@ -23,10 +23,18 @@ pub struct Args {
     /// The optimiser's step, in centipawns.
     #[arg(long, default_value_t = 2.0)]
     rate: f64,
+    /// The pull of the piece-square tables towards their start (per squared pawn of distance,
+    /// summed over the entries, added to the loss).
+    #[arg(long, default_value_t = 1e-4)]
+    pull: f64,
+    /// Keep the piece-square tables as they are: fit the terms' weights only.
+    #[arg(long)]
+    terms_only: bool,
 }
 
-/// Reads the positions, fits and prints the weights (to paste over `WEIGHTS` in
-/// `engine/src/revise/evaluate.rs`) with the loss before and after.
+/// Reads the positions, fits and prints the weights and the tables (to paste over `WEIGHTS`
+/// and the `MG_…`/`EG_…` tables in `engine/src/revise/evaluate.rs`) with the loss before and
+/// after.
 pub fn run(args: Args) -> Result<()> {
     let samples = collect(&args.pgn, args.skip_plies, args.positions)?;
     if samples.fit.is_empty() {
@@ -41,9 +49,17 @@ pub fn run(args: Args) -> Result<()> {
         samples.fit.len(),
         samples.check.len()
     );
-    let fitted = fit(&samples, &WEIGHTS, args.epochs, args.rate);
+    let how = FitSettings {
+        epochs: args.epochs,
+        rate: args.rate,
+        pull: args.pull,
+        tables: !args.terms_only,
+        scale: None,
+    };
+    let start = tables();
+    let fitted = fit(&samples, &WEIGHTS, &start, how);
     println!(
-        "one centipawn of ours is {:.2} of Stockfish's (the factor fitted on the piece-square tables)",
+        "one centipawn of ours is {:.2} of Stockfish's (Texel's factor, held during the fit)",
         fitted.scale
     );
     println!(
@@ -52,8 +68,8 @@ pub fn run(args: Args) -> Result<()> {
     );
     println!(
         "same side favoured as Stockfish on check positions: {:.2} % -> {:.2} %",
-        100.0 * agreement(&samples.check, &WEIGHTS),
-        100.0 * agreement(&samples.check, &fitted.weights)
+        100.0 * agreement(&samples.check, &WEIGHTS, &start),
+        100.0 * agreement(&samples.check, &fitted.weights, &fitted.tables)
     );
     println!("pub const WEIGHTS: Weights = [");
     for ((name, (mg, eg)), (old_mg, old_eg)) in term::NAMES.iter().zip(fitted.weights).zip(WEIGHTS)
@@ -61,5 +77,29 @@ pub fn run(args: Args) -> Result<()> {
         println!("    ({mg}, {eg}), // {name} (was {old_mg}, {old_eg})");
     }
     println!("];");
+    if !args.terms_only {
+        print_tables(&fitted.tables);
+    }
     Ok(())
+}
+
+/// The tables as `evaluate.rs` declares them: per role and phase, rank 8 first.
+fn print_tables(t: &Tables) {
+    const ROLES: [&str; 6] = ["PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"];
+    for (role, name) in ROLES.iter().enumerate() {
+        for (phase, prefix) in ["MG", "EG"].iter().enumerate() {
+            println!("#[rustfmt::skip]");
+            println!("const {prefix}_{name}: [i16; 64] = [");
+            for rank in 0..8 {
+                let row: Vec<String> = (0..8)
+                    .map(|file| {
+                        let e = t[role * 64 + ((rank * 8 + file) ^ 56)];
+                        format!("{:5}", if phase == 0 { e.0 } else { e.1 })
+                    })
+                    .collect();
+                println!("    {},", row.join(","));
+            }
+            println!("];");
+        }
+    }
 }
