@@ -230,6 +230,8 @@ pub struct Report {
     /// Mean log-likelihood of the human's moves under the move model, nats per position (with
     /// the model only; probabilities are floored at 1e-6).
     pub mean_log_likelihood: Option<f64>,
+    /// Standard error of that mean (its 95 % interval is ± 1.96 of these).
+    pub log_likelihood_se: Option<f64>,
     /// Share of positions whose exact position was in the case base.
     pub exact_match_rate: Option<f64>,
     /// Mean of the best case's similarity (0..=1); `None` for an external engine.
@@ -342,6 +344,20 @@ pub fn mean_log_likelihood(outcomes: &[Outcome]) -> Option<f64> {
     Some(p.iter().map(|x| x.max(1e-6).ln()).sum::<f64>() / p.len() as f64)
 }
 
+/// Standard error of [`mean_log_likelihood`], if every outcome has a probability and there are
+/// at least two.
+pub fn log_likelihood_se(outcomes: &[Outcome]) -> Option<f64> {
+    let p: Option<Vec<f64>> = outcomes.iter().map(|o| o.expected_probability).collect();
+    let ll: Vec<f64> = p?.iter().map(|x| x.max(1e-6).ln()).collect();
+    let n = ll.len() as f64;
+    if ll.len() < 2 {
+        return None;
+    }
+    let mean = ll.iter().sum::<f64>() / n;
+    let var = ll.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    Some((var / n).sqrt())
+}
+
 /// Summarises outcomes, with accuracy per `band_width`-point band of the mover's rating.
 pub fn report(
     engine: String,
@@ -390,6 +406,7 @@ pub fn report(
             .collect(),
         top3: top3(outcomes),
         mean_log_likelihood: mean_log_likelihood(outcomes),
+        log_likelihood_se: log_likelihood_se(outcomes),
         exact_match_rate: (!sims.is_empty())
             .then(|| outcomes.iter().filter(|o| o.exact).count() as f64 / sims.len() as f64),
         mean_top_similarity: (!sims.is_empty())
@@ -611,6 +628,26 @@ mod tests {
         assert_eq!(losses_of(Some(e4), None, &[10]), (Some(10), None));
         assert!(moves_to_judge(None, None).is_empty());
         assert_eq!(losses_of(None, None, &[]), (None, None));
+    }
+
+    #[test]
+    fn the_log_likelihood_has_the_standard_error_of_its_mean() {
+        let outcome = |p: Option<f64>| Outcome {
+            matched: false,
+            played: None,
+            exact: false,
+            top_similarity: None,
+            expected_probability: p,
+            expected_rank: None,
+        };
+        // ln values −1 and −3: mean −2, sample variance 2, standard error √(2/2) = 1.
+        let e = std::f64::consts::E;
+        let two = [outcome(Some(1.0 / e)), outcome(Some(1.0 / (e * e * e)))];
+        assert!((mean_log_likelihood(&two).expect("mean") + 2.0).abs() < 1e-9);
+        assert!((log_likelihood_se(&two).expect("se") - 1.0).abs() < 1e-9);
+        // One outcome has no spread; an outcome without the model has no likelihood.
+        assert_eq!(log_likelihood_se(&two[..1]), None);
+        assert_eq!(log_likelihood_se(&[two[0].clone(), outcome(None)]), None);
     }
 
     #[test]

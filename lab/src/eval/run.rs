@@ -395,9 +395,11 @@ impl fmt::Display for Report {
         if let (Some(t), Some(ll)) = (r.top3, r.mean_log_likelihood) {
             writeln!(
                 f,
-                "top-3 accuracy {:.2}%; mean log-likelihood of the human move {:.3} nats",
+                "top-3 accuracy {:.2}%; mean log-likelihood of the human move {:.3} nats \
+                 (± {:.3})",
                 t * 100.0,
-                ll
+                ll,
+                1.96 * r.log_likelihood_se.unwrap_or(0.0)
             )?;
         }
         r.fmt_comparisons(f)?;
