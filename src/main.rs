@@ -40,7 +40,9 @@ enum Command {
     /// Trace a level's ways to err, blunders against move-matching, from `fit`'s saved evidence.
     Frontier(cmd::frontier::Args),
     /// Fit the verifier's evaluation weights to Stockfish's evaluations of analysed games.
-    FitEval(cmd::fiteval::Args),
+    FitEval(precedent_lab::evalfit::EvalFitArgs),
+    /// Train the search's network evaluation on analysed games.
+    FitNet(precedent_lab::netfit::NetFitArgs),
     /// Measure the retrieval scan in cases per second.
     Bench(cmd::bench::Args),
 }
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => cmd::tune::run_cmd(args),
         Some(Command::Fit(args)) => cmd::fit::run_cmd(args),
         Some(Command::FitEval(args)) => cmd::fiteval::run(args),
+        Some(Command::FitNet(args)) => cmd::fitnet::run(args),
         Some(Command::Frontier(args)) => cmd::frontier::run_cmd(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
         None => cmd::uci::run(cmd::uci::Args::default()),

@@ -1,10 +1,11 @@
-//! `precedent fit-eval` on analysed games: it reads the `[%eval …]` comments of quiet
-//! positions, fits, and prints weights; games without evaluations are a clear error.
+//! `precedent fit-eval` and `fit-net` on analysed games: they read the `[%eval …]` comments
+//! of quiet positions and fit; games without evaluations are a clear error.
 
 mod common;
 
 use common::{run, stderr};
 use precedent::revise::evaluate::{N_TERMS, WEIGHTS};
+use precedent::revise::nnue::Network;
 
 /// A game with Lichess-style evaluation comments; `site` makes each game a different one.
 fn analysed_game(site: usize) -> String {
@@ -82,5 +83,71 @@ fn fit_eval_without_evaluations_says_so_in_one_line() {
         stderr(&missing).contains("/no/such/games.pgn"),
         "{}",
         stderr(&missing)
+    );
+}
+
+#[test]
+fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn = dir.path().join("analysed.pgn");
+    let games: String = (0..40).map(analysed_game).collect();
+    std::fs::write(&pgn, games).expect("write");
+    let net = dir.path().join("trained.nnue");
+    let out = run(&[
+        "fit-net",
+        "--pgn",
+        pgn.to_str().expect("path"),
+        "--out",
+        net.to_str().expect("path"),
+        "--skip-plies",
+        "0",
+        "--epochs",
+        "2",
+        "--batch",
+        "16",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.matches("epoch ").count(), 2, "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("wrote") && text.contains("trained.nnue"),
+        "{text}"
+    );
+    let bytes = std::fs::read(&net).expect("the network was written");
+    Network::from_bytes(&bytes).expect("a network the engine reads");
+    // Games without evaluations, and an unwritable destination: one line naming the file.
+    let plain = dir.path().join("plain.pgn");
+    std::fs::write(
+        &plain,
+        "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n",
+    )
+    .expect("write");
+    let none = run(&[
+        "fit-net",
+        "--pgn",
+        plain.to_str().expect("path"),
+        "--out",
+        "x.nnue",
+    ]);
+    assert!(!none.status.success());
+    assert_eq!(stderr(&none).trim().lines().count(), 1, "{}", stderr(&none));
+    assert!(stderr(&none).contains("plain.pgn"), "{}", stderr(&none));
+    let nowhere = run(&[
+        "fit-net",
+        "--pgn",
+        pgn.to_str().expect("path"),
+        "--out",
+        "/no/such/dir/net.nnue",
+        "--skip-plies",
+        "0",
+        "--epochs",
+        "1",
+    ]);
+    assert!(!nowhere.status.success());
+    assert!(
+        stderr(&nowhere).contains("/no/such/dir/net.nnue: cannot write"),
+        "{}",
+        stderr(&nowhere)
     );
 }

@@ -267,8 +267,13 @@ pub struct SearchBenchRow {
 }
 
 /// Searches every position of [`BENCH_GAMES`] to `depth`, one game after another, keeping the
-/// table as `policy` says.
-pub fn search_bench(depth: u32, policy: TablePolicy, margin: Option<i32>) -> SearchBenchRow {
+/// table as `policy` says, with the network evaluation or (`network` false) the hand-made one.
+pub fn search_bench(
+    depth: u32,
+    policy: TablePolicy,
+    margin: Option<i32>,
+    network: bool,
+) -> SearchBenchRow {
     use precedent::position::play_moves;
     use precedent::revise::Memory;
     use precedent::revise::search::{SearchLimits, Searcher};
@@ -300,6 +305,7 @@ pub fn search_bench(depth: u32, policy: TablePolicy, margin: Option<i32>) -> Sea
             };
             let limits = SearchLimits {
                 max_depth: depth,
+                network,
                 ..SearchLimits::default()
             };
             // With a margin, every move gets an exact value within it (the move model's search).

@@ -21,6 +21,7 @@ pub mod evalfit;
 pub mod experiment;
 pub mod fit;
 pub mod frontier;
+pub mod netfit;
 pub mod rating;
 pub mod reasoner;
 pub mod scale;

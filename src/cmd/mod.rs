@@ -6,6 +6,7 @@ pub mod eval;
 pub mod experiment;
 pub mod fit;
 pub mod fiteval;
+pub mod fitnet;
 pub mod frontier;
 pub mod go;
 pub mod info;

@@ -452,9 +452,8 @@ fn judge(
     let search = analyse(
         pos,
         &root,
-        cfg.revise.margin,
+        &cfg.revise,
         revise_limits(limits, &game.history),
-        cfg.revise.max_depth,
         memory,
     );
     let ctx = MoveContext {

@@ -127,7 +127,7 @@ impl fmt::Debug for Setting {
 pub(crate) const MAX_SEED: i64 = 2_147_483_647;
 
 /// Every reasoner setting. The order is the UCI listing's and the genes'.
-pub static SETTINGS: [Setting; 13] = [
+pub static SETTINGS: [Setting; 14] = [
     Setting {
         name: "style",
         uci: Some("Style"),
@@ -330,6 +330,26 @@ pub static SETTINGS: [Setting; 13] = [
         set: |c, v| {
             if let Value::Int(t) = v {
                 c.revise.tolerance = t as i32;
+            }
+        },
+    },
+    Setting {
+        name: "eval",
+        uci: Some("Evaluation"),
+        file: Some("revise.eval"),
+        cli: true,
+        kind: Kind::Choice(&["auto", "network", "classic"]),
+        help: "the search's static evaluation: auto (the network for the best style, the \
+               hand-made one where the move model reads the search), network (the embedded \
+               NNUE) or classic (the hand-made one)",
+        gene: None,
+        needs_revise: true,
+        get: |c| Value::Choice(c.revise.eval.name().to_string()),
+        set: |c, v| {
+            if let Value::Choice(name) = v
+                && let Some(e) = crate::revise::Evaluation::from_name(&name)
+            {
+                c.revise.eval = e;
             }
         },
     },

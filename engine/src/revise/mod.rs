@@ -5,6 +5,7 @@
 
 pub mod evaluate;
 pub mod history;
+pub mod nnue;
 pub mod picker;
 pub mod search;
 pub mod see;
@@ -37,6 +38,53 @@ pub struct ReviseConfig {
     /// For the move model: moves within this many centipawns of the best get exact values at
     /// every iteration (beyond the first [`WIDE_DEPTHS`], which give nearly all moves one).
     pub margin: i32,
+    /// The static evaluation the search uses.
+    pub eval: Evaluation,
+}
+
+/// The search's static evaluation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Evaluation {
+    /// The network where the search alone decides (the `best` style), the hand-made evaluation
+    /// where the move model reads the search's values (`imitate`, `human`, the levels): the
+    /// model's weights and the levels were fitted on the hand-made evaluation's centipawns.
+    Auto,
+    /// The network ([`nnue`], the embedded `nets/default.nnue`) everywhere.
+    Network,
+    /// The hand-made evaluation ([`evaluate`]) everywhere.
+    #[default]
+    Classic,
+}
+
+impl Evaluation {
+    /// Its name in settings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Evaluation::Auto => "auto",
+            Evaluation::Network => "network",
+            Evaluation::Classic => "classic",
+        }
+    }
+
+    /// The evaluation of a settings name.
+    pub fn from_name(name: &str) -> Option<Evaluation> {
+        match name {
+            "auto" => Some(Evaluation::Auto),
+            "network" => Some(Evaluation::Network),
+            "classic" => Some(Evaluation::Classic),
+            _ => None,
+        }
+    }
+
+    /// Whether the search uses the network, for the move model (`model`) or for `best`.
+    pub fn network(self, model: bool) -> bool {
+        match self {
+            Evaluation::Auto => !model,
+            Evaluation::Network => true,
+            Evaluation::Classic => false,
+        }
+    }
 }
 
 /// Tolerance measured with `eval --judge` (500 held-out positions, movers 1400–1799, 100 ms,
@@ -52,6 +100,7 @@ impl Default for ReviseConfig {
             candidates: 8,
             max_depth: 64,
             margin: 100,
+            eval: Evaluation::Classic,
         }
     }
 }
@@ -144,20 +193,12 @@ pub struct ReviseLimits<'a> {
 pub fn analyse(
     pos: &Chess,
     root: &[Move],
-    margin: i32,
+    cfg: &ReviseConfig,
     limits: ReviseLimits<'_>,
-    max_depth: u32,
     memory: &mut Memory,
 ) -> Option<search::RootResult> {
-    let search_limits = SearchLimits {
-        hard: limits.hard,
-        soft: limits.soft,
-        stop: limits.stop,
-        max_depth: limits.max_depth.unwrap_or(max_depth).min(max_depth).max(1),
-        max_nodes: limits.max_nodes,
-        progress: limits.progress,
-        history: limits.history,
-    };
+    let search_limits = search_limits(cfg, &limits, true);
+    let margin = cfg.margin;
     let tolerance = |depth: u32| {
         if depth <= WIDE_DEPTHS {
             WIDE_MARGIN
@@ -241,10 +282,15 @@ pub fn search_best(
     memory: &mut Memory,
 ) -> Option<search::RootResult> {
     let legal = legal_moves_within(pos, limits.moves);
-    Searcher::new(search_limits(cfg, &limits), memory).search_best(pos, &legal, multipv)
+    Searcher::new(search_limits(cfg, &limits, false), memory).search_best(pos, &legal, multipv)
 }
 
-fn search_limits<'a>(cfg: &ReviseConfig, limits: &ReviseLimits<'a>) -> SearchLimits<'a> {
+/// The search's limits; `model`: for the move model's values (see [`Evaluation::network`]).
+fn search_limits<'a>(
+    cfg: &ReviseConfig,
+    limits: &ReviseLimits<'a>,
+    model: bool,
+) -> SearchLimits<'a> {
     SearchLimits {
         hard: limits.hard,
         soft: limits.soft,
@@ -257,6 +303,7 @@ fn search_limits<'a>(cfg: &ReviseConfig, limits: &ReviseLimits<'a>) -> SearchLim
         max_nodes: limits.max_nodes,
         progress: limits.progress,
         history: limits.history,
+        network: cfg.eval.network(model),
     }
 }
 
@@ -300,7 +347,7 @@ pub fn revise(
     let candidates = decision.map_or_else(Vec::new, |d| proposals(d, cfg));
     let mut verdicts = Vec::new();
     let mut chosen: Option<RootValue> = None;
-    let mut searcher = Searcher::new(search_limits(cfg, &limits), memory);
+    let mut searcher = Searcher::new(search_limits(cfg, &limits, false), memory);
     for (m, share) in candidates {
         if chosen.is_some() || !legal.contains(&m) {
             break;

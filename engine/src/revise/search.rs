@@ -29,6 +29,7 @@ use shakmaty::{Bitboard, Chess, EnPassantMode, Move, MoveList, Position};
 
 use super::evaluate::{evaluate, value};
 use super::history::{Histories, Moved};
+use super::nnue::{self, Accumulator, Network};
 use super::picker::{Kind, Picker, is_tactical, mvv_lva, table_move};
 use super::see::see;
 use super::tt::{Bound, TranspositionTable};
@@ -61,6 +62,8 @@ pub struct SearchLimits<'a> {
     /// Keys of the game's positions before the root that a repetition could return to
     /// ([`crate::position::Game::history`]); a return to one scores as a draw.
     pub history: &'a [u64],
+    /// Evaluate with the network ([`nnue`]) rather than the hand-made evaluation.
+    pub network: bool,
 }
 
 /// A root move's value after the last completed iteration.
@@ -146,9 +149,25 @@ impl Default for Memory {
     }
 }
 
+/// Where a ply's accumulator stands (the network evaluation's hidden sums, [`nnue`]).
+#[derive(Clone, Copy, Default)]
+enum Sums {
+    /// Not known: summed from the board when the node is entered.
+    #[default]
+    Unknown,
+    /// Up to date.
+    Fresh,
+    /// The parent's, after this move by this side: brought up to date when needed.
+    After(shakmaty::Color, Move),
+    /// The parent's (a null move).
+    AfterNull,
+}
+
 /// What the search knows of one ply of its path.
 #[derive(Clone, Copy, Default)]
 struct Frame {
+    /// Its accumulator's state.
+    sums: Sums,
     /// The static evaluation (`None` in check).
     eval: Option<i32>,
     /// The move played from this ply.
@@ -158,6 +177,10 @@ struct Frame {
 
 /// The search state.
 pub struct Searcher<'a, 't> {
+    /// The network evaluation, or `None` for the hand-made one.
+    net: Option<&'static Network>,
+    /// The network's hidden sums, one per ply.
+    sums: Box<[Accumulator]>,
     tt: &'t mut TranspositionTable,
     histories: &'t mut Histories,
     stack: Box<[Frame; MAX_PLY + 1]>,
@@ -286,7 +309,11 @@ impl<'a, 't> Searcher<'a, 't> {
     /// A searcher using (and filling) `memory`; starts a new generation of the table's entries.
     pub fn new(limits: SearchLimits<'a>, memory: &'t mut Memory) -> Searcher<'a, 't> {
         memory.tt.new_search();
+        let net = limits.network.then(nnue::embedded);
         Searcher {
+            net,
+            sums: vec![nnue::Accumulator::default(); if net.is_some() { MAX_PLY + 2 } else { 0 }]
+                .into_boxed_slice(),
             tt: &mut memory.tt,
             histories: &mut memory.histories,
             stack: Box::new([Frame::default(); MAX_PLY + 1]),
@@ -296,6 +323,53 @@ impl<'a, 't> Searcher<'a, 't> {
             stopped: false,
             limits,
         }
+    }
+
+    /// Makes ply `ply`'s accumulator known, from `pos`'s board if nothing else tells it (a
+    /// node entered from outside the search's own moves).
+    #[inline]
+    fn enter(&mut self, pos: &Chess, ply: usize) {
+        if let Some(net) = self.net
+            && matches!(self.stack[ply].sums, Sums::Unknown)
+        {
+            self.sums[ply] = net.refresh(pos.board());
+            self.stack[ply].sums = Sums::Fresh;
+        }
+    }
+
+    /// Ply `ply + 1` is reached by `m`, played by the side to move at `ply`.
+    #[inline]
+    fn moving(&mut self, pos: &Chess, ply: usize, m: Move) {
+        if self.net.is_some() {
+            self.stack[ply + 1].sums = Sums::After(pos.turn(), m);
+        }
+    }
+
+    /// The static evaluation of `pos`, the node at `ply`, from the side to move.
+    fn static_eval(&mut self, pos: &Chess, ply: usize) -> i32 {
+        let Some(net) = self.net else {
+            return evaluate(pos);
+        };
+        // The nearest fresh ancestor, then the moves down to this ply. Every node on the path
+        // was entered (its state known), so the walk ends at a fresh one; should it not, the
+        // board is summed.
+        let mut top = ply;
+        while top > 0 && matches!(self.stack[top].sums, Sums::After(..) | Sums::AfterNull) {
+            top -= 1;
+        }
+        if !matches!(self.stack[top].sums, Sums::Fresh) {
+            self.sums[ply] = net.refresh(pos.board());
+            self.stack[ply].sums = Sums::Fresh;
+            return net.evaluate(&self.sums[ply], pos.turn());
+        }
+        for p in top + 1..=ply {
+            self.sums[p] = match self.stack[p].sums {
+                Sums::After(turn, m) => self.sums[p - 1].update(net, turn, &m),
+                _ => self.sums[p - 1],
+            };
+            self.stack[p].sums = Sums::Fresh;
+        }
+        net.evaluate(&self.sums[ply], pos.turn())
     }
 
     fn check_time(&mut self) {
@@ -324,6 +398,7 @@ impl<'a, 't> Searcher<'a, 't> {
     }
 
     fn quiesce(&mut self, pos: &Chess, hash: u64, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.enter(pos, ply);
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply as u32);
         self.check_time();
@@ -335,7 +410,7 @@ impl<'a, 't> Searcher<'a, 't> {
             return if in_check && pos.legal_moves().is_empty() {
                 -MATE + ply as i32
             } else {
-                evaluate(pos)
+                self.static_eval(pos, ply)
             };
         }
         let pv_node = beta - alpha > 1;
@@ -364,7 +439,10 @@ impl<'a, 't> Searcher<'a, 't> {
             }
             moves
         } else {
-            let raw = entry.and_then(|e| e.eval).unwrap_or_else(|| evaluate(pos));
+            let raw = match entry.and_then(|e| e.eval) {
+                Some(e) => e,
+                None => self.static_eval(pos, ply),
+            };
             eval = Some(raw);
             // The table's bound, when it is tighter, is a better guess than the evaluation.
             let stand = match entry {
@@ -415,6 +493,7 @@ impl<'a, 't> Searcher<'a, 't> {
             let mut next = pos.clone();
             next.play_unchecked(m);
             let child = hash_after(pos, hash, m, &next);
+            self.moving(pos, ply, m);
             let v = -self.quiesce(&next, child, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0;
@@ -478,6 +557,7 @@ impl<'a, 't> Searcher<'a, 't> {
         if self.stopped {
             return 0;
         }
+        self.enter(pos, ply);
         let entry = self.tt.probe(hash);
         if let Some(e) = entry
             && e.depth >= depth
@@ -500,7 +580,10 @@ impl<'a, 't> Searcher<'a, 't> {
         let raw_eval = if in_check {
             None
         } else {
-            Some(entry.and_then(|e| e.eval).unwrap_or_else(|| evaluate(pos)))
+            match entry.and_then(|e| e.eval) {
+                Some(e) => Some(e),
+                None => Some(self.static_eval(pos, ply)),
+            }
         };
         let eval = match (raw_eval, entry) {
             (Some(raw), Some(e)) if e.score.abs() < MATE_BOUND => {
@@ -562,6 +645,9 @@ impl<'a, 't> Searcher<'a, 't> {
                 let child = key(&null);
                 let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
                 self.path.push(hash);
+                if self.net.is_some() {
+                    self.stack[ply + 1].sums = Sums::AfterNull;
+                }
                 let v = -self.negamax(
                     &null,
                     child,
@@ -635,6 +721,7 @@ impl<'a, 't> Searcher<'a, 't> {
             }
             let child = hash_after(pos, hash, m, &next);
             self.stack[ply].moved = Some(Moved::of(color, &m));
+            self.moving(pos, ply, m);
             let new_depth = depth - 1;
             // Principal variation search: the first move with the full window, the rest with a
             // null window (late quiet moves at a reduced depth first), searched again when they
@@ -744,10 +831,14 @@ impl<'a, 't> Searcher<'a, 't> {
     }
 
     /// The principal variation after `first`, read from the transposition table (stopping
-    /// where a position repeats, which the game would end as a draw).
+    /// where a position of the line or of the game repeats, which the game would end as a
+    /// draw).
     fn pv_after(&self, pos: &Chess, hash: u64, first: Move, max: usize) -> Vec<Move> {
         let mut pv = vec![first];
-        let mut seen = vec![hash];
+        // The game's positions since its last irreversible move count too: a GUI ends the game
+        // at their repetition.
+        let mut seen = self.limits.history.to_vec();
+        seen.push(hash);
         let mut p = pos.clone();
         p.play_unchecked(first);
         let mut h = hash_after(pos, hash, first, &p);
@@ -787,16 +878,21 @@ impl<'a, 't> Searcher<'a, 't> {
         next.play_unchecked(m);
         let child = hash_after(pos, hash, m, &next);
         self.stack[0].moved = Some(Moved::of(pos.turn(), &m));
+        self.moving(pos, 0, m);
         -self.negamax(&next, child, depth - 1, 1, -beta, -alpha, cut_node)
     }
 
-    /// Resets the path to the game's history and the root.
-    fn start_iteration(&mut self, hash: u64) {
+    /// Resets the path to the game's history and the root `pos` (whose key is `hash`).
+    fn start_iteration(&mut self, pos: &Chess, hash: u64) {
         self.path.clear();
         self.path.extend_from_slice(self.limits.history);
         self.path.push(hash);
         self.stack[0].eval = None;
         self.stack[1].killers = [None, None];
+        for frame in self.stack.iter_mut() {
+            frame.sums = Sums::Unknown;
+        }
+        self.enter(pos, 0);
     }
 
     /// Iterative deepening over `root_moves` (legal moves of `pos`; the first `exact_count`
@@ -823,7 +919,7 @@ impl<'a, 't> Searcher<'a, 't> {
             }
             let mut values: Vec<Option<(i32, bool)>> = vec![None; root_moves.len()];
             let mut best = -INF;
-            self.start_iteration(hash);
+            self.start_iteration(pos, hash);
             let d = depth as i32;
             for &i in &order {
                 let m = root_moves[i];
@@ -951,7 +1047,7 @@ impl<'a, 't> Searcher<'a, 't> {
         mut alpha: i32,
         beta: i32,
     ) -> Result<i32, bool> {
-        self.start_iteration(hash);
+        self.start_iteration(pos, hash);
         let mut best = -INF;
         let mut best_index = from;
         let mut improved = false;
@@ -1161,7 +1257,7 @@ impl<'a, 't> Searcher<'a, 't> {
         floor: i32,
     ) -> Option<(bool, Vec<Move>)> {
         let hash = key(pos);
-        self.start_iteration(hash);
+        self.start_iteration(pos, hash);
         let v = self.search_move(pos, hash, m, depth.max(1) as i32, floor - 1, floor, true);
         if self.stopped {
             return None;

@@ -43,6 +43,9 @@ pub struct BenchArgs {
     /// best (what the move model's analysis does), instead of proving the others worse.
     #[arg(long, value_name = "CP")]
     pub margin: Option<i32>,
+    /// With `--search`: evaluate with the hand-made evaluation instead of the network.
+    #[arg(long)]
+    pub classic_eval: bool,
     /// Also compare the exact bounded retrieval with the full scan (reported as `speedup`) on
     /// positions sampled from the games of these PGNs that are not in the case base (held
     /// out); without it, on boards of the case base itself.
@@ -102,7 +105,7 @@ pub struct SearchReport {
 /// Runs the benchmark `args` choose on `threads` threads.
 pub fn measure(args: &BenchArgs, threads: usize) -> Result<BenchOutcome, EvalError> {
     if let Some(depth) = args.search {
-        return search(depth, args.hash, args.margin).map(BenchOutcome::Search);
+        return search(depth, args.hash, args.margin, !args.classic_eval).map(BenchOutcome::Search);
     }
     if let (Some(n), Some(pool), Some(out)) = (args.scale, &args.pool, &args.out) {
         let pool = CaseBase::open(pool)?;
@@ -194,7 +197,12 @@ pub fn bounded_queries(
 
 /// `bench --search`: nodes and time to a fixed depth, fresh table per move against a
 /// persistent one.
-fn search(depth: u32, hash: usize, margin: Option<i32>) -> Result<SearchReport, EvalError> {
+fn search(
+    depth: u32,
+    hash: usize,
+    margin: Option<i32>,
+    network: bool,
+) -> Result<SearchReport, EvalError> {
     if !(1..=64).contains(&depth) {
         return Err(EvalError::Other(format!(
             "--search {depth}: the depth must be 1 to 64"
@@ -207,8 +215,8 @@ fn search(depth: u32, hash: usize, margin: Option<i32>) -> Result<SearchReport, 
         )));
     }
     let rows = [
-        search_bench(depth, TablePolicy::FreshEveryMove, margin),
-        search_bench(depth, TablePolicy::Persistent(hash), margin),
+        search_bench(depth, TablePolicy::FreshEveryMove, margin, network),
+        search_bench(depth, TablePolicy::Persistent(hash), margin, network),
     ];
     Ok(SearchReport { rows, depth })
 }

@@ -169,7 +169,7 @@ fn a_node_whose_first_moves_are_mated_does_not_return_a_mate_score() {
     }
     let mut s = Searcher::new(limits(8), &mut memory);
     s.tt.store(hash, Some(find(&pos, "a5b3")), 0, None, 0, Bound::Upper);
-    s.start_iteration(0);
+    s.start_iteration(&pos, 0);
     let alpha = evaluate(&pos) - 50;
     let v = s.negamax(&pos, hash, 2, 1, alpha, alpha + 1, true);
     assert!(v > -MATE_BOUND, "a false mate score: {v}");
@@ -263,4 +263,44 @@ fn a_candidate_is_checked_against_a_floor() {
         .expect("not stopped");
     assert!(ok, "the best move reaches its own value");
     assert_eq!(pv[0], r.best.mv);
+}
+
+#[test]
+fn a_principal_variation_ends_where_it_returns_to_a_position_of_the_game() {
+    // The shuffling kings of the repetition test: Black, a rook down, can return to a
+    // position of the game with Kh8, a draw. Whatever lines the search shows, none goes on past
+    // such a return (a GUI would have ended the game there).
+    let game = crate::position::play_line(
+        parse_fen("6k1/8/8/8/8/8/5PPP/R5K1 b - - 0 1").expect("fen"),
+        &["g8h8", "g1f1", "h8g8", "f1g1"],
+    )
+    .expect("legal");
+    let moves: Vec<Move> = game.position.legal_moves().into_iter().collect();
+    // The table kept from the game's earlier moves knows the positions the shuffle went
+    // through (and their moves), when they were not yet repetitions.
+    let mut memory = Memory::new(1);
+    let start = parse_fen("6k1/8/8/8/8/8/5PPP/R5K1 b - - 0 1").expect("fen");
+    let first: Vec<Move> = start.legal_moves().into_iter().collect();
+    Searcher::new(limits(6), &mut memory).search_best(&start, &first, 4);
+    let mut s = Searcher::new(
+        SearchLimits {
+            max_depth: 6,
+            history: &game.history,
+            ..SearchLimits::default()
+        },
+        &mut memory,
+    );
+    let r = s.search_best(&game.position, &moves, 4).expect("result");
+    for line in &r.values {
+        let mut p = game.position.clone();
+        for (i, m) in line.pv.iter().enumerate() {
+            p.play_unchecked(*m);
+            let repeated = game.history.contains(&key(&p));
+            assert!(
+                !repeated || i + 1 == line.pv.len(),
+                "the line goes on after a return to the game: {:?}",
+                line.pv.iter().map(uci).collect::<Vec<_>>()
+            );
+        }
+    }
 }
