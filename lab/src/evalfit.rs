@@ -19,7 +19,7 @@
 
 use std::fmt;
 
-use precedent::pgn::{InputError, Selection, for_each_game};
+use precedent::pgn::{InputError, Mover, Selection, for_each_game};
 use precedent::revise::evaluate::{
     N_TERMS, TABLE_ENTRIES, Terms, WEIGHTS, Weights, table_entry, tables, term, terms,
 };
@@ -149,18 +149,10 @@ pub fn collect(pgn: &str, skip_plies: u32, max: usize) -> Result<Samples, InputE
         samples.games += 1;
         let check = game.key % 10 == 0;
         for m in &game.selected {
-            let Some(Some(eval)) = (m.ply as usize)
-                .checked_sub(1)
-                .and_then(|p| game.evals.get(p))
-            else {
+            let Some(eval) = quiet_eval(m, &game.evals) else {
                 continue;
             };
-            let quiet = |mv: &shakmaty::Move| !(mv.is_capture() || mv.is_promotion());
-            let quiet_before = m.last.as_ref().is_none_or(quiet);
-            if eval.abs() > MAX_EVAL || m.pos.is_check() || !quiet_before || !quiet(&m.mv) {
-                continue;
-            }
-            let sample = Sample::new(m.pos.board(), *eval);
+            let sample = Sample::new(m.pos.board(), eval);
             if check {
                 samples.check.push(sample);
             } else {
@@ -170,6 +162,20 @@ pub fn collect(pgn: &str, skip_plies: u32, max: usize) -> Result<Samples, InputE
         Ok(samples.fit.len() + samples.check.len() < max)
     })?;
     Ok(samples)
+}
+
+/// Stockfish's evaluation (White's side) of the position before `m`, when that position is
+/// quiet: not in check, reached by a quiet move (or the first), left by a quiet move (no
+/// capture, no promotion), and not decided (within [`MAX_EVAL`]). `evals` are the game's, by
+/// ply. What both fits train on.
+pub fn quiet_eval(m: &Mover, evals: &[Option<i32>]) -> Option<i32> {
+    let eval = (m.ply as usize)
+        .checked_sub(1)
+        .and_then(|p| evals.get(p))?
+        .as_ref()?;
+    let quiet = |mv: &shakmaty::Move| !(mv.is_capture() || mv.is_promotion());
+    let quiet_before = m.last.as_ref().is_none_or(quiet);
+    (eval.abs() <= MAX_EVAL && !m.pos.is_check() && quiet_before && quiet(&m.mv)).then_some(*eval)
 }
 
 fn sigmoid(v: f64) -> f64 {

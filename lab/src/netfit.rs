@@ -22,7 +22,7 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use shakmaty::{Chess, Color, Position};
 
-use crate::evalfit::K;
+use crate::evalfit::{K, quiet_eval};
 use crate::fit::in_test_half;
 
 /// Evaluations beyond this many centipawns are left out (decided positions).
@@ -128,22 +128,14 @@ fn read(pgn: &str, held_out: bool, how: Reading, out: &mut NetSamples) -> Result
         out.games += 1;
         let valid = game.key % 10 == 0;
         for m in &game.selected {
-            let Some(Some(eval)) = (m.ply as usize)
-                .checked_sub(1)
-                .and_then(|p| game.evals.get(p))
-            else {
+            let Some(eval) = quiet_eval(m, &game.evals) else {
                 continue;
             };
-            let quiet = |mv: &shakmaty::Move| !(mv.is_capture() || mv.is_promotion());
-            let quiet_before = m.last.as_ref().is_none_or(quiet);
-            if eval.abs() > MAX_EVAL || m.pos.is_check() || !quiet_before || !quiet(&m.mv) {
-                continue;
-            }
             let white = m.pos.turn() == Color::White;
             let (eval, result) = if white {
-                (f64::from(*eval), white_score)
+                (f64::from(eval), white_score)
             } else {
-                (-f64::from(*eval), 1.0 - white_score)
+                (-f64::from(eval), 1.0 - white_score)
             };
             let target = (how.lambda * sigmoid(K * eval) + (1.0 - how.lambda) * result) as f32;
             let set = if valid {
