@@ -49,11 +49,11 @@ pub enum Evaluation {
     /// The network where the search alone decides (the `best` style), the hand-made evaluation
     /// where the move model reads the search's values (`imitate`, `human`, the levels): the
     /// model's weights and the levels were fitted on the hand-made evaluation's centipawns.
+    #[default]
     Auto,
     /// The network ([`nnue`], the embedded `nets/default.nnue`) everywhere.
     Network,
     /// The hand-made evaluation ([`evaluate`]) everywhere.
-    #[default]
     Classic,
 }
 
@@ -100,7 +100,7 @@ impl Default for ReviseConfig {
             candidates: 8,
             max_depth: 64,
             margin: 100,
-            eval: Evaluation::Classic,
+            eval: Evaluation::Auto,
         }
     }
 }
