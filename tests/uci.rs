@@ -640,7 +640,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     assert!(
         options
             .iter()
-            .any(|l| l == "option name UCI_Elo type spin default 1400 min 1000 max 1800"),
+            .any(|l| l == "option name UCI_Elo type spin default 1400 min 1000 max 2000"),
         "{options:#?}"
     );
     e.send("position startpos moves e2e4 e7e5 g1f3");
@@ -677,6 +677,13 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         &info,
         "info string level 1800 (UCI_Elo 1790): the move model of movers rated 1800-1999, errors (a loss of 1.01 by the search and under 0.50 after two plies) played when at least 0.12 times as probable",
     );
+    // Above 1900: level 2000, the model of movers rated 2000-2199 (README's table).
+    e.send("setoption name UCI_Elo value 1901");
+    let (info, _) = e.go("go movetime 100");
+    expect_level(
+        &info,
+        "info string level 2000 (UCI_Elo 1901): the move model of movers rated 2000-2199, errors (a loss of 1.01 by the search and under 0.50 after two plies) played when at least 0.02 times as probable as the likeliest sound move, search weight 3.00",
+    );
     // Level 1600 errs by the errors rule, and each move says which kind it is.
     e.send("setoption name UCI_Elo value 1600");
     let (info, _) = e.go("go movetime 100");
@@ -698,13 +705,13 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let said = e.until("info string UCI_Elo");
     assert_eq!(
         said.last().map(String::as_str),
-        Some("info string UCI_Elo 3000 is outside 1000..1800; clamped to 1800")
+        Some("info string UCI_Elo 3000 is outside 1000..2000; clamped to 2000")
     );
     e.send("setoption name UCI_Elo value 500");
     let said = e.until("info string UCI_Elo");
     assert_eq!(
         said.last().map(String::as_str),
-        Some("info string UCI_Elo 500 is outside 1000..1800; clamped to 1000")
+        Some("info string UCI_Elo 500 is outside 1000..2000; clamped to 1000")
     );
     let (info, _) = e.go("go movetime 100");
     expect_level(

@@ -372,7 +372,7 @@ mod params_tests {
     #[test]
     fn levels_map_settings_to_the_nearest_level_clamped_into_range() {
         let cfg = EngineConfig::default();
-        assert_eq!(cfg.elo_range(), Some((1000, 1800)));
+        assert_eq!(cfg.elo_range(), Some((1000, 2000)));
         let elos: Vec<u16> = cfg.levels.iter().map(|l| l.elo).collect();
         assert!(elos.windows(2).all(|w| w[0] < w[1]), "{elos:?}");
         let pick = |e: u16| {
@@ -382,7 +382,9 @@ mod params_tests {
         assert_eq!(pick(1450), (1400, 1400, 1450, false));
         // A tie goes to the lower level.
         assert_eq!(pick(1300), (1200, 1200, 1300, false));
-        assert_eq!(pick(3000), (1800, 1800, 1800, true));
+        assert_eq!(pick(1900), (1800, 1800, 1900, false));
+        assert_eq!(pick(1901), (2000, 2000, 1901, false));
+        assert_eq!(pick(3000), (2000, 2000, 2000, true));
         assert_eq!(pick(0), (1000, 800, 1000, true));
         assert!(
             EngineConfig {
