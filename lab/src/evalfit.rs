@@ -149,7 +149,7 @@ pub fn collect(pgn: &str, skip_plies: u32, max: usize) -> Result<Samples, InputE
         samples.games += 1;
         let check = game.key % 10 == 0;
         for m in &game.selected {
-            let Some(eval) = quiet_eval(m, &game.evals) else {
+            let Some(eval) = quiet_eval(m, &game.evals, MAX_EVAL) else {
                 continue;
             };
             let sample = Sample::new(m.pos.board(), eval);
@@ -166,16 +166,17 @@ pub fn collect(pgn: &str, skip_plies: u32, max: usize) -> Result<Samples, InputE
 
 /// Stockfish's evaluation (White's side) of the position before `m`, when that position is
 /// quiet: not in check, reached by a quiet move (or the first), left by a quiet move (no
-/// capture, no promotion), and not decided (within [`MAX_EVAL`]). `evals` are the game's, by
-/// ply. What both fits train on.
-pub fn quiet_eval(m: &Mover, evals: &[Option<i32>]) -> Option<i32> {
+/// capture, no promotion), and not decided (within `max_eval` centipawns: [`MAX_EVAL`] for
+/// fit-eval, the network's own limit for fit-net). `evals` are the game's, by ply. What both
+/// fits train on.
+pub fn quiet_eval(m: &Mover, evals: &[Option<i32>], max_eval: i32) -> Option<i32> {
     let eval = (m.ply as usize)
         .checked_sub(1)
         .and_then(|p| evals.get(p))?
         .as_ref()?;
     let quiet = |mv: &shakmaty::Move| !(mv.is_capture() || mv.is_promotion());
     let quiet_before = m.last.as_ref().is_none_or(quiet);
-    (eval.abs() <= MAX_EVAL && !m.pos.is_check() && quiet_before && quiet(&m.mv)).then_some(*eval)
+    (eval.abs() <= max_eval && !m.pos.is_check() && quiet_before && quiet(&m.mv)).then_some(*eval)
 }
 
 fn sigmoid(v: f64) -> f64 {
@@ -504,6 +505,47 @@ mod tests {
     use super::*;
     use precedent::position::parse_fen;
     use precedent::revise::evaluate::{WEIGHTS, evaluate_with, tables};
+
+    #[test]
+    fn a_quiet_eval_is_the_evaluation_before_a_quiet_move_within_the_limit() {
+        use shakmaty::{Chess, Position, uci::UciMove};
+        let start = Chess::default();
+        let mv = |pos: &Chess, uci: &str| {
+            uci.parse::<UciMove>()
+                .expect("uci")
+                .to_move(pos)
+                .expect("legal")
+        };
+        let e4 = mv(&start, "e2e4");
+        let after_e4 = start.clone().play(e4).expect("legal");
+        let mover = |pos: &Chess, played: &str, last: Option<shakmaty::Move>| Mover {
+            pos: pos.clone(),
+            mv: mv(pos, played),
+            ply: 1,
+            last,
+        };
+        let m = mover(&after_e4, "e7e5", Some(e4));
+        // The evaluation of ply 0's result, i.e. of the position before the mover.
+        assert_eq!(quiet_eval(&m, &[Some(30)], 1000), Some(30));
+        assert_eq!(quiet_eval(&m, &[None], 1000), None);
+        assert_eq!(quiet_eval(&m, &[], 1000), None);
+        // Each fit's own limit: 2,000 cp is decided for fit-eval, not for fit-net's 3,000.
+        assert_eq!(quiet_eval(&m, &[Some(-2000)], MAX_EVAL), None);
+        assert_eq!(
+            quiet_eval(&m, &[Some(-2000)], crate::netfit::MAX_EVAL),
+            Some(-2000)
+        );
+        // Left by a capture: not quiet.
+        let d4 = mv(&start, "d2d4");
+        let after_d4 = start.clone().play(d4).expect("legal");
+        let e5 = mv(&after_d4, "e7e5");
+        let after_e5 = after_d4.play(e5).expect("legal");
+        let capture = Mover {
+            ply: 2,
+            ..mover(&after_e5, "d4e5", Some(e5))
+        };
+        assert_eq!(quiet_eval(&capture, &[Some(0), Some(40)], 1000), None);
+    }
 
     #[test]
     fn a_sample_reproduces_the_evaluation() {

@@ -128,7 +128,7 @@ fn read(pgn: &str, held_out: bool, how: Reading, out: &mut NetSamples) -> Result
         out.games += 1;
         let valid = game.key % 10 == 0;
         for m in &game.selected {
-            let Some(eval) = quiet_eval(m, &game.evals) else {
+            let Some(eval) = quiet_eval(m, &game.evals, MAX_EVAL) else {
                 continue;
             };
             let white = m.pos.turn() == Color::White;
