@@ -640,7 +640,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     assert!(
         options
             .iter()
-            .any(|l| l == "option name UCI_Elo type spin default 1400 min 1000 max 2000"),
+            .any(|l| l == "option name UCI_Elo type spin default 1400 min 1000 max 2200"),
         "{options:#?}"
     );
     e.send("position startpos moves e2e4 e7e5 g1f3");
@@ -684,6 +684,13 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         &info,
         "info string level 2000 (UCI_Elo 1901): the move model of movers rated 2000-2199, errors (a loss of 1.01 by the search and under 0.50 after two plies) played when at least 0.02 times as probable as the likeliest sound move, search weight 3.00",
     );
+    // Above 2100: level 2200, the model of movers rated 2200-2399 read with the network.
+    e.send("setoption name UCI_Elo value 2101");
+    let (info, _) = e.go("go movetime 100");
+    expect_level(
+        &info,
+        "info string level 2200 (UCI_Elo 2101): the move model of movers rated 2200-2399, temperature 0.10, search weight 6.00, network evaluation",
+    );
     // Level 1600 errs by the errors rule, and each move says which kind it is.
     e.send("setoption name UCI_Elo value 1600");
     let (info, _) = e.go("go movetime 100");
@@ -705,13 +712,13 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let said = e.until("info string UCI_Elo");
     assert_eq!(
         said.last().map(String::as_str),
-        Some("info string UCI_Elo 3000 is outside 1000..2000; clamped to 2000")
+        Some("info string UCI_Elo 3000 is outside 1000..2200; clamped to 2200")
     );
     e.send("setoption name UCI_Elo value 500");
     let said = e.until("info string UCI_Elo");
     assert_eq!(
         said.last().map(String::as_str),
-        Some("info string UCI_Elo 500 is outside 1000..2000; clamped to 1000")
+        Some("info string UCI_Elo 500 is outside 1000..2200; clamped to 1000")
     );
     let (info, _) = e.go("go movetime 100");
     expect_level(

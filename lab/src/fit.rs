@@ -32,8 +32,8 @@ use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards, probabi
 use precedent::model::{FEATURES, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, Smoothing, evidence};
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
-use precedent::revise::Memory;
 use precedent::revise::search::Iteration;
+use precedent::revise::{Evaluation, Memory};
 
 /// What is gathered for one position: the position, the human's move, the nearest cases'
 /// votes, and the search's values of every move at every iteration. The case base's other
@@ -497,8 +497,9 @@ pub struct LevelFit {
 }
 
 impl LevelFit {
-    /// The level to play: its Elo the band's middle, its search weighed as fitted.
-    pub fn level(&self, smoothing: Smoothing) -> Level {
+    /// The level to play: its Elo the band's middle, its search weighed as fitted, read with
+    /// the evaluation it was fitted on (`eval`; `auto` is the move model's, the hand-made one).
+    pub fn level(&self, smoothing: Smoothing, eval: Evaluation) -> Level {
         Level {
             elo: (u32::from(self.min_rating) + u32::from(self.max_rating)).div_ceil(2) as u16,
             min_rating: self.min_rating,
@@ -506,6 +507,7 @@ impl LevelFit {
             temperature: self.temperature,
             search_weight: 1.0,
             errors: None,
+            evaluation: (eval != Evaluation::Auto).then_some(eval),
             model: ModelConfig::from_vector(&self.weights, smoothing),
         }
     }
@@ -540,6 +542,33 @@ pub fn fit_level(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fitted_level_reads_the_evaluation_it_was_fitted_on() {
+        let fit = LevelFit {
+            min_rating: 2200,
+            max_rating: 2399,
+            fit_positions: 1,
+            test: Scores::default(),
+            generic: Scores::default(),
+            temperature: 1.0,
+            human_blunders: 0.0,
+            model_blunders: 0.0,
+            weights: vec![0.0; N_FEATURES],
+        };
+        let smoothing = EngineConfig::default().model.smoothing;
+        let level = fit.level(smoothing, Evaluation::Network);
+        assert_eq!(
+            (level.elo, level.evaluation),
+            (2300, Some(Evaluation::Network))
+        );
+        assert_eq!(
+            fit.level(smoothing, Evaluation::Classic).evaluation,
+            Some(Evaluation::Classic)
+        );
+        // `auto` is the move model's evaluation already: nothing to record.
+        assert_eq!(fit.level(smoothing, Evaluation::Auto).evaluation, None);
+    }
 
     #[test]
     fn records_round_trip() {

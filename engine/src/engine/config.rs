@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::adapt::reuse::ReuseConfig;
 use crate::engine::settings::{Origin, ParamsError, check_file, validate};
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
-use crate::revise::ReviseConfig;
+use crate::revise::{Evaluation, ReviseConfig};
 
 /// How the engine picks its move among the legal ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -95,6 +95,11 @@ pub struct Level {
     /// Err by the rule of [`ErringRule`] instead of drawing at `temperature`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<ErringRule>,
+    /// The evaluation of the search its model reads, when the engine's is `auto`: the one its
+    /// model was fitted and the level calibrated on. `None`: `auto`'s own choice for the move
+    /// model, the hand-made evaluation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluation: Option<Evaluation>,
     /// The move model fitted on the band's moves.
     pub model: ModelConfig,
 }
@@ -273,13 +278,19 @@ impl EngineConfig {
                 }
             }
         }
+        let mut revise = self.revise.clone();
+        if revise.eval == Evaluation::Auto
+            && let Some(eval) = level.evaluation
+        {
+            revise.eval = eval;
+        }
         // The levels themselves stay behind: the resolved configuration plays one of them.
         let cfg = EngineConfig {
             style: Style::Human,
             temperature: level.temperature,
             errors: level.errors,
             reuse: self.reuse.clone(),
-            revise: self.revise.clone(),
+            revise,
             model,
             levels: Vec::new(),
             elo: self.elo,
@@ -372,7 +383,7 @@ mod params_tests {
     #[test]
     fn levels_map_settings_to_the_nearest_level_clamped_into_range() {
         let cfg = EngineConfig::default();
-        assert_eq!(cfg.elo_range(), Some((1000, 2000)));
+        assert_eq!(cfg.elo_range(), Some((1000, 2200)));
         let elos: Vec<u16> = cfg.levels.iter().map(|l| l.elo).collect();
         assert!(elos.windows(2).all(|w| w[0] < w[1]), "{elos:?}");
         let pick = |e: u16| {
@@ -384,7 +395,9 @@ mod params_tests {
         assert_eq!(pick(1300), (1200, 1200, 1300, false));
         assert_eq!(pick(1900), (1800, 1800, 1900, false));
         assert_eq!(pick(1901), (2000, 2000, 1901, false));
-        assert_eq!(pick(3000), (2000, 2000, 2000, true));
+        assert_eq!(pick(2100), (2000, 2000, 2100, false));
+        assert_eq!(pick(2101), (2200, 2200, 2101, false));
+        assert_eq!(pick(3000), (2200, 2200, 2200, true));
         assert_eq!(pick(0), (1000, 800, 1000, true));
         assert!(
             EngineConfig {
@@ -396,14 +409,14 @@ mod params_tests {
         );
     }
 
-    /// The README's table of levels (`UCI_Elo` range, level, band, temperature, search weight)
+    /// The README's table of levels (`UCI_Elo` range, level, band, errors, temperature, search
+    /// weight, evaluation)
     /// is what the embedded parameter file holds and what [`EngineConfig::level_for`] chooses:
     /// the levels are retuned by hand in both places, and a user reads the README.
     #[test]
     fn the_readme_level_table_is_the_embedded_levels() {
         const README: &str = include_str!("../../../README.md");
-        let header =
-            "| `UCI_Elo` | level | model of movers rated | errors | temperature | search weight |";
+        let header = "| `UCI_Elo` | level | model of movers rated | errors | temperature | search weight | evaluation |";
         let rows: Vec<Vec<&str>> = README
             .lines()
             .skip_while(|l| *l != header)
@@ -419,7 +432,7 @@ mod params_tests {
         };
         let mut next_elo = cfg.elo_range().expect("levels").0;
         for (row, level) in rows.iter().zip(&cfg.levels) {
-            let [elos, elo, band, errors, temperature, weight] = row[..] else {
+            let [elos, elo, band, errors, temperature, weight, eval] = row[..] else {
                 panic!("README row {row:?}");
             };
             assert_eq!(elo.parse::<u16>().ok(), Some(level.elo), "{row:?}");
@@ -453,6 +466,12 @@ mod params_tests {
             assert_eq!(
                 weight.parse::<f64>().ok(),
                 Some(level.search_weight),
+                "{row:?}"
+            );
+            let network = level.evaluation == Some(Evaluation::Network);
+            assert_eq!(
+                eval,
+                if network { "network" } else { "hand-made" },
                 "{row:?}"
             );
             // The rows' settings are contiguous and each one chooses the row's level.
@@ -568,6 +587,33 @@ mod params_tests {
             level.errors = None;
         }
         assert_eq!(cfg.resolved().0.errors, None);
+    }
+
+    #[test]
+    fn a_level_reads_the_search_with_its_own_evaluation_unless_one_is_set() {
+        let mut cfg = EngineConfig::default();
+        for level in &mut cfg.levels {
+            level.evaluation = Some(Evaluation::Network);
+        }
+        cfg.elo = Some(1450);
+        assert_eq!(cfg.resolved().0.revise.eval, Evaluation::Network);
+        // An evaluation chosen by the user wins over the level's.
+        cfg.revise.eval = Evaluation::Classic;
+        assert_eq!(cfg.resolved().0.revise.eval, Evaluation::Classic);
+        // Without one, `auto` stays `auto`: the hand-made evaluation for the move model.
+        cfg.revise.eval = Evaluation::Auto;
+        for level in &mut cfg.levels {
+            level.evaluation = None;
+        }
+        assert_eq!(cfg.resolved().0.revise.eval, Evaluation::Auto);
+        // A parameter file keeps it.
+        cfg.levels[0].evaluation = Some(Evaluation::Network);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.toml");
+        cfg.save(&path).expect("save");
+        let loaded = EngineConfig::load(&path).expect("load");
+        assert_eq!(loaded.levels[0].evaluation, Some(Evaluation::Network));
+        assert_eq!(loaded.levels[1].evaluation, None);
     }
 
     #[test]

@@ -79,8 +79,11 @@ fn judgement(
             }
             None => format!("temperature {:.2}", level.temperature),
         };
+        let eval = level
+            .evaluation
+            .map_or(String::new(), |e| format!(", {} evaluation", e.name()));
         out.push(format!(
-            "level {} (UCI_Elo {elo}): the move model of movers rated {}-{}, {errs}, search weight {:.2}",
+            "level {} (UCI_Elo {elo}): the move model of movers rated {}-{}, {errs}, search weight {:.2}{eval}",
             level.elo, level.min_rating, level.max_rating, level.search_weight
         ));
     }

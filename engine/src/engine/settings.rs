@@ -340,8 +340,8 @@ pub static SETTINGS: [Setting; 14] = [
         cli: true,
         kind: Kind::Choice(&["auto", "network", "classic"]),
         help: "the search's static evaluation: auto (the network for the best style, the \
-               hand-made one where the move model reads the search), network (the embedded \
-               NNUE) or classic (the hand-made one)",
+               hand-made one where the move model reads the search, a level's own if it names \
+               one), network (the embedded NNUE) or classic (the hand-made one)",
         gene: None,
         needs_revise: true,
         get: |c| Value::Choice(c.revise.eval.name().to_string()),
@@ -834,6 +834,7 @@ const LEVEL: &[(&str, Schema)] = &[
     ("temperature", Schema::Leaf),
     ("search_weight", Schema::Leaf),
     ("errors", Schema::Table(ERRORS)),
+    ("evaluation", Schema::Leaf),
     ("model", Schema::Table(MODEL)),
 ];
 /// The parameter file's tables that are not settings of the registry.

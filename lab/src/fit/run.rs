@@ -241,7 +241,10 @@ pub fn run(
         None => Vec::new(),
     };
     if !level_fits.is_empty() {
-        params.levels = level_fits.iter().map(|l| l.level(smoothing)).collect();
+        params.levels = level_fits
+            .iter()
+            .map(|l| l.level(smoothing, cfg.revise.eval))
+            .collect();
     }
     params.save(&args.out).map_err(FitRunError::Fit)?;
     let mut variants = vec![main];
