@@ -653,6 +653,13 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         let line = level_line(info).expect("a level line");
         assert!(line.starts_with(prefix), "{line}");
     };
+    // Sets UCI_Elo, plays a move, checks its level line; the move's info.
+    let at_elo = |e: &mut Engine, elo: u16, prefix: &str| {
+        e.send(&format!("setoption name UCI_Elo value {elo}"));
+        let (info, _) = e.go("go movetime 100");
+        expect_level(&info, prefix);
+        info
+    };
     // Off (the default): today's style, no level.
     let (info, _) = e.go("go movetime 100");
     assert_eq!(level_line(&info), None, "{info:#?}");
@@ -671,31 +678,27 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         "{info:#?}"
     );
     // A change takes effect at the next go.
-    e.send("setoption name UCI_Elo value 1790");
-    let (info, _) = e.go("go movetime 100");
-    expect_level(
-        &info,
+    at_elo(
+        &mut e,
+        1790,
         "info string level 1800 (UCI_Elo 1790): the move model of movers rated 1800-1999, errors (a loss of 1.01 by the search and under 0.50 after two plies) played when at least 0.12 times as probable",
     );
     // Above 1900: level 2000, the model of movers rated 2000-2199 (README's table).
-    e.send("setoption name UCI_Elo value 1901");
-    let (info, _) = e.go("go movetime 100");
-    expect_level(
-        &info,
+    at_elo(
+        &mut e,
+        1901,
         "info string level 2000 (UCI_Elo 1901): the move model of movers rated 2000-2199, errors (a loss of 1.01 by the search and under 0.50 after two plies) played when at least 0.02 times as probable as the likeliest sound move, search weight 3.00",
     );
     // Above 2100: level 2200, the model of movers rated 2200-2399 read with the network.
-    e.send("setoption name UCI_Elo value 2101");
-    let (info, _) = e.go("go movetime 100");
-    expect_level(
-        &info,
+    at_elo(
+        &mut e,
+        2101,
         "info string level 2200 (UCI_Elo 2101): the move model of movers rated 2200-2399, temperature 0.10, search weight 6.00, network evaluation",
     );
     // Level 1600 errs by the errors rule, and each move says which kind it is.
-    e.send("setoption name UCI_Elo value 1600");
-    let (info, _) = e.go("go movetime 100");
-    expect_level(
-        &info,
+    let info = at_elo(
+        &mut e,
+        1600,
         "info string level 1600 (UCI_Elo 1600): the move model of movers rated 1600-1799, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable",
     );
     let model = info
