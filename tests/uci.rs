@@ -695,6 +695,15 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         2101,
         "info string level 2200 (UCI_Elo 2101): the move model of movers rated 2200-2399, temperature 0.10, search weight 6.00, network evaluation",
     );
+    // An evaluation the user sets replaces the level's own, and the line says which.
+    e.send("setoption name Evaluation value classic");
+    let info = at_elo(&mut e, 2101, "info string level 2200 (UCI_Elo 2101)");
+    let line = level_line(&info).expect("a level line");
+    assert!(
+        line.ends_with("search weight 6.00, classic evaluation"),
+        "{line}"
+    );
+    e.send("setoption name Evaluation value auto");
     // Level 1600 errs by the errors rule, and each move says which kind it is.
     let info = at_elo(
         &mut e,
