@@ -538,18 +538,28 @@ fn hash_sizes_the_table_reports_hashfull_and_bad_sizes_are_refused() {
     e.handshake();
     e.send("setoption name Hash value 1");
     e.send("position startpos moves e2e4 e7e5");
-    let (lines, _) = e.go("go depth 5");
-    let last = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info depth") && l.contains(" score "))
-        .expect("a final info line");
-    let toks: Vec<&str> = last.split_whitespace().collect();
-    let at = toks
-        .iter()
-        .position(|t| *t == "hashfull")
-        .unwrap_or_else(|| panic!("hashfull in {last}"));
-    let full: u32 = toks[at + 1].parse().expect("hashfull is an integer");
+    let hashfull = |e: &mut Engine, go: &str| {
+        let (lines, _) = e.go(go);
+        let last = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info depth") && l.contains(" score "))
+            .expect("a final info line")
+            .clone();
+        let toks: Vec<&str> = last.split_whitespace().collect();
+        let at = toks
+            .iter()
+            .position(|t| *t == "hashfull")
+            .unwrap_or_else(|| panic!("hashfull in {last}"));
+        let full: u32 = toks[at + 1].parse().expect("hashfull is an integer");
+        (full, last)
+    };
+    let (full, last) = hashfull(&mut e, "go depth 5");
+    assert!(full > 0 && full <= 1000, "{last}");
+    // `best` checks the cases' candidate after its search: the table's use is still the
+    // search's (it read 0 when the check started a new generation of entries).
+    e.send("setoption name Style value best");
+    let (full, last) = hashfull(&mut e, "go depth 8");
     assert!(full > 0 && full <= 1000, "{last}");
     // Too large for the option: refused, the engine goes on with its table.
     e.send("setoption name Hash value 999999999");

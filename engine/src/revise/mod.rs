@@ -347,7 +347,8 @@ pub fn revise(
     let candidates = decision.map_or_else(Vec::new, |d| proposals(d, cfg));
     let mut verdicts = Vec::new();
     let mut chosen: Option<RootValue> = None;
-    let mut searcher = Searcher::new(search_limits(cfg, &limits, false), memory);
+    // The check belongs to the search just made: its entries stay current.
+    let mut searcher = Searcher::resuming(search_limits(cfg, &limits, false), memory);
     for (m, share) in candidates {
         if chosen.is_some() || !legal.contains(&m) {
             break;

@@ -309,6 +309,12 @@ impl<'a, 't> Searcher<'a, 't> {
     /// A searcher using (and filling) `memory`; starts a new generation of the table's entries.
     pub fn new(limits: SearchLimits<'a>, memory: &'t mut Memory) -> Searcher<'a, 't> {
         memory.tt.new_search();
+        Searcher::resuming(limits, memory)
+    }
+
+    /// A searcher that goes on with the search before it (the same move of the game): the
+    /// table's entries stay of the current generation.
+    pub fn resuming(limits: SearchLimits<'a>, memory: &'t mut Memory) -> Searcher<'a, 't> {
         let net = limits.network.then(nnue::embedded);
         Searcher {
             net,
