@@ -263,8 +263,10 @@ impl EngineConfig {
 
     /// The configuration a move is chosen with, and the level it plays at: with `elo` set and
     /// levels known, the `human` style with that level's model (its search features weighted
-    /// by the level's search weight) and temperature; else this one.
-    pub fn resolved(&self) -> (std::borrow::Cow<'_, EngineConfig>, Option<LevelChoice<'_>>) {
+    /// by the level's search weight) and temperature; else this one. The level comes back as
+    /// played, with the setting it was chosen for: an `Evaluation` the user set replaces the
+    /// level's own.
+    pub fn resolved(&self) -> (std::borrow::Cow<'_, EngineConfig>, Option<(Level, u16)>) {
         let Some(choice) = self.elo.and_then(|e| self.level_for(e)) else {
             return (std::borrow::Cow::Borrowed(self), None);
         };
@@ -284,6 +286,8 @@ impl EngineConfig {
         {
             revise.eval = eval;
         }
+        let mut played = level.clone();
+        played.evaluation = played.evaluation.map(|_| revise.eval);
         // The levels themselves stay behind: the resolved configuration plays one of them.
         let cfg = EngineConfig {
             style: Style::Human,
@@ -295,7 +299,7 @@ impl EngineConfig {
             levels: Vec::new(),
             elo: self.elo,
         };
-        (std::borrow::Cow::Owned(cfg), Some(choice))
+        (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)))
     }
 
     /// Reads a parameter file (TOML, as `precedent tune --out` writes it); missing keys keep
@@ -596,10 +600,19 @@ mod params_tests {
             level.evaluation = Some(Evaluation::Network);
         }
         cfg.elo = Some(1450);
-        assert_eq!(cfg.resolved().0.revise.eval, Evaluation::Network);
-        // An evaluation chosen by the user wins over the level's.
+        let (resolved, played) = cfg.resolved();
+        assert_eq!(resolved.revise.eval, Evaluation::Network);
+        let (level, elo) = played.expect("a level");
+        assert_eq!((level.evaluation, elo), (Some(Evaluation::Network), 1450));
+        // An evaluation chosen by the user wins over the level's, in the search and in the
+        // level as played (which the info line names).
         cfg.revise.eval = Evaluation::Classic;
-        assert_eq!(cfg.resolved().0.revise.eval, Evaluation::Classic);
+        let (resolved, played) = cfg.resolved();
+        assert_eq!(resolved.revise.eval, Evaluation::Classic);
+        assert_eq!(
+            played.expect("a level").0.evaluation,
+            Some(Evaluation::Classic)
+        );
         // Without one, `auto` stays `auto`: the hand-made evaluation for the move model.
         cfg.revise.eval = Evaluation::Auto;
         for level in &mut cfg.levels {

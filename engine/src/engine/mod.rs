@@ -241,14 +241,8 @@ pub fn think(
     memory: &mut Memory,
 ) -> Result<Thought, NoLegalMove> {
     let started = Instant::now();
-    let (resolved, choice) = cfg.resolved();
+    let (resolved, level) = cfg.resolved();
     let cfg = &*resolved;
-    let level = choice.map(|c| {
-        // The level as played: an `Evaluation` the user set replaces the level's own.
-        let mut level = c.level.clone();
-        level.evaluation = level.evaluation.map(|_| cfg.revise.eval);
-        (level, c.elo)
-    });
     let revising = cfg.revise.enabled;
     let modelled = revising && cfg.style != Style::Best && !cfg.model.is_empty();
     if revising && !modelled {
