@@ -516,13 +516,20 @@ mod tests {
         }
     }
 
-    fn run(fen: &str, moves: &[(&str, f64)], tolerance: i32) -> Revised {
-        let pos = parse_fen(fen).expect("fen");
-        let cfg = ReviseConfig {
+    /// Depth 5 with the hand-made evaluation: the values these tests reason about must not move
+    /// when the network is retrained.
+    fn config(tolerance: i32) -> ReviseConfig {
+        ReviseConfig {
             tolerance,
             max_depth: 5,
+            eval: Evaluation::Classic,
             ..ReviseConfig::default()
-        };
+        }
+    }
+
+    fn run(fen: &str, moves: &[(&str, f64)], tolerance: i32) -> Revised {
+        let pos = parse_fen(fen).expect("fen");
+        let cfg = config(tolerance);
         let mut memory = Memory::new(1);
         let result =
             search_best(&pos, &cfg, ReviseLimits::default(), 1, &mut memory).expect("searched");
@@ -562,10 +569,7 @@ mod tests {
         // Tolerance 0: the king move is checked with a null window at the best value and falls
         // below it; the search's best move is accepted as such.
         let pos = parse_fen(HANGING).expect("fen");
-        let cfg = ReviseConfig {
-            max_depth: 5,
-            ..ReviseConfig::default()
-        };
+        let cfg = config(0);
         let mut memory = Memory::new(1);
         let result =
             search_best(&pos, &cfg, ReviseLimits::default(), 1, &mut memory).expect("searched");
