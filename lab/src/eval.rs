@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
@@ -252,6 +252,9 @@ pub struct Report {
     /// The same positions in the default style (without the level), with `--against-default`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub against_default: Option<Comparison>,
+    /// Another run's outcomes on the same positions, with `--paired-with`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Comparison>,
     /// The default style's move quality, with `--against-default` and `--judge`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_judged: Option<Judged>,
@@ -281,20 +284,46 @@ pub struct Comparison {
     pub own_only: u64,
     /// Positions where only the other case base matched.
     pub other_only: u64,
+    /// Own mean log-likelihood − the other's on the same positions, with its paired 95 %
+    /// interval (model only, both runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_likelihood_delta: Option<Paired>,
+}
+
+/// A paired difference on the same positions: its mean and 95 % interval.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Paired {
+    /// Mean of the per-position differences.
+    pub delta: f64,
+    /// Lower end of its 95 % interval.
+    pub ci_low: f64,
+    /// Upper end.
+    pub ci_high: f64,
 }
 
 /// The paired difference of two success vectors on the same items: the mean of `a − b` and its
 /// 95 % interval (normal approximation from the per-item differences).
 pub fn paired_delta(a: &[bool], b: &[bool]) -> (f64, f64, f64) {
+    let one = |x: &bool| f64::from(u8::from(*x));
+    let p = paired_mean(
+        &a.iter().map(one).collect::<Vec<_>>(),
+        &b.iter().map(one).collect::<Vec<_>>(),
+    );
+    (p.delta, p.ci_low, p.ci_high)
+}
+
+/// The paired difference of two measurements of the same items: the mean of `a − b` and its
+/// 95 % interval (normal approximation from the per-item differences).
+pub fn paired_mean(a: &[f64], b: &[f64]) -> Paired {
     let n = a.len().min(b.len());
     if n == 0 {
-        return (0.0, 0.0, 0.0);
+        return Paired {
+            delta: 0.0,
+            ci_low: 0.0,
+            ci_high: 0.0,
+        };
     }
-    let d: Vec<f64> = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| f64::from(u8::from(*x)) - f64::from(u8::from(*y)))
-        .collect();
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
     let mean = d.iter().sum::<f64>() / n as f64;
     let var = if n > 1 {
         d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
@@ -302,7 +331,11 @@ pub fn paired_delta(a: &[bool], b: &[bool]) -> (f64, f64, f64) {
         0.0
     };
     let half = 1.959_963_984_540_054 * (var / n as f64).sqrt();
-    (mean, mean - half, mean + half)
+    Paired {
+        delta: mean,
+        ci_low: mean - half,
+        ci_high: mean + half,
+    }
 }
 
 /// The comparison from the same positions' outcomes with the own and the other case base:
@@ -316,6 +349,15 @@ pub fn compare(against: String, own: &[Outcome], one: &[Outcome]) -> Option<Comp
     let b: Vec<bool> = one.iter().map(|o| o.matched).collect();
     let (delta, lo, hi) = paired_delta(&a, &b);
     let n = one.len().max(1) as f64;
+    let log_likelihoods = |o: &[Outcome]| -> Option<Vec<f64>> {
+        o.iter()
+            .map(|o| o.expected_probability.map(|p| p.max(1e-6).ln()))
+            .collect()
+    };
+    let log_likelihood_delta = log_likelihoods(own)
+        .zip(log_likelihoods(one))
+        .filter(|(a, _)| !a.is_empty())
+        .map(|(a, b)| paired_mean(&a, &b));
     Some(Comparison {
         against,
         positions: one.len() as u64,
@@ -327,7 +369,116 @@ pub fn compare(against: String, own: &[Outcome], one: &[Outcome]) -> Option<Comp
         delta_ci_high: hi,
         own_only: a.iter().zip(&b).filter(|(x, y)| **x && !**y).count() as u64,
         other_only: a.iter().zip(&b).filter(|(x, y)| !**x && **y).count() as u64,
+        log_likelihood_delta,
     })
+}
+
+/// One position's outcome as `eval --outcomes` writes it (a JSON object a line), so that runs of
+/// different binaries or settings on the same positions can be paired (`eval --paired-with`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutcomeLine {
+    /// The position (FEN).
+    pub fen: String,
+    /// The human's move (UCI).
+    pub human: String,
+    /// The engine's move (UCI), if it gave one.
+    pub played: Option<String>,
+    /// Whether it was the human's.
+    pub matched: bool,
+    /// The move model's probability of the human's move (model only).
+    pub probability: Option<f64>,
+    /// The human's move's rank among the model's moves, 0 = most probable (model only).
+    pub rank: Option<usize>,
+}
+
+/// The outcome lines of `outcomes`, each on the sample of the same index.
+pub fn outcome_lines(samples: &[Sample], outcomes: &[Outcome]) -> Vec<OutcomeLine> {
+    let uci = |m: &Move| m.to_uci(CastlingMode::Standard).to_string();
+    samples
+        .iter()
+        .zip(outcomes)
+        .map(|(s, o)| OutcomeLine {
+            fen: fen_of(&s.game.position),
+            human: uci(&s.human),
+            played: o.played.as_ref().map(uci),
+            matched: o.matched,
+            probability: o.expected_probability,
+            rank: o.expected_rank,
+        })
+        .collect()
+}
+
+/// Writes outcome lines to `path`.
+pub fn write_outcomes(path: &std::path::Path, lines: &[OutcomeLine]) -> Result<(), EvalError> {
+    let mut text = String::new();
+    for l in lines {
+        let json = serde_json::to_string(l).map_err(|e| EvalError::Other(e.to_string()))?;
+        text.push_str(&json);
+        text.push('\n');
+    }
+    std::fs::write(path, text)
+        .map_err(|e| EvalError::Other(format!("{}: cannot write outcomes: {e}", path.display())))
+}
+
+/// Reads the outcome lines of `path` (as [`write_outcomes`] writes them); a line that does not
+/// parse is an error naming the file and the line.
+pub fn read_outcomes(path: &std::path::Path) -> Result<Vec<OutcomeLine>, EvalError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| EvalError::Other(format!("{}: cannot read outcomes: {e}", path.display())))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| {
+                EvalError::Other(format!(
+                    "{} line {}: not an outcome line: {e}",
+                    path.display(),
+                    i + 1
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The comparison of `own` with another run's outcome lines on the same positions (`name` names
+/// the other run). An error when the two runs are not on the same positions, in the same order:
+/// it names the first position that differs.
+pub fn pair(name: &str, own: &[OutcomeLine], other: &[OutcomeLine]) -> Result<Comparison, String> {
+    if own.len() != other.len() {
+        return Err(format!(
+            "{name}: {} positions, this run {}: not the same sample (same --pgn, filters, \
+             --positions and --seed?)",
+            other.len(),
+            own.len()
+        ));
+    }
+    if let Some(i) =
+        (0..own.len()).find(|&i| own[i].fen != other[i].fen || own[i].human != other[i].human)
+    {
+        return Err(format!(
+            "{name}: position {} is {} {}, this run's {} {}: not the same sample",
+            i + 1,
+            other[i].fen,
+            other[i].human,
+            own[i].fen,
+            own[i].human
+        ));
+    }
+    let outcomes = |lines: &[OutcomeLine]| -> Vec<Outcome> {
+        lines
+            .iter()
+            .map(|l| Outcome {
+                matched: l.matched,
+                played: None,
+                exact: false,
+                top_similarity: None,
+                expected_probability: l.probability,
+                expected_rank: l.rank,
+            })
+            .collect()
+    };
+    compare(name.to_string(), &outcomes(own), &outcomes(other))
+        .ok_or_else(|| format!("{name}: the runs cannot be paired"))
 }
 
 /// Share of outcomes whose expected move ranked in the top three, if every outcome has a rank.
@@ -417,6 +568,7 @@ pub fn report(
         ablation: None,
         comparison: None,
         against_default: None,
+        paired: None,
         default_judged: None,
     }
 }
@@ -701,6 +853,73 @@ mod tests {
         assert!((a.accuracy - 0.4).abs() < 1e-12);
         // Runs over different numbers of positions cannot be paired.
         assert!(compare("g".into(), &own, &one[..99]).is_none());
+    }
+
+    #[test]
+    fn the_log_likelihood_is_paired_position_by_position() {
+        let with = |p: f64| Outcome {
+            expected_probability: Some(p),
+            ..outcome(false)
+        };
+        // Every position's probability halves: Δ = ln 2 exactly, with no spread at all, where
+        // the two means' own intervals (probabilities 0.1 to 0.9) are wide.
+        let own: Vec<Outcome> = (1..10).map(|i| with(f64::from(i) / 10.0)).collect();
+        let other: Vec<Outcome> = (1..10).map(|i| with(f64::from(i) / 20.0)).collect();
+        let d = compare("g".into(), &own, &other)
+            .expect("paired")
+            .log_likelihood_delta
+            .expect("both have probabilities");
+        assert!((d.delta - 2f64.ln()).abs() < 1e-12, "{d:?}");
+        assert!((d.ci_high - d.ci_low).abs() < 1e-9, "{d:?}");
+        assert!(log_likelihood_se(&own).expect("se") > 0.1);
+        // Without the model's probabilities there is nothing to pair.
+        let bare: Vec<Outcome> = (1..10).map(|_| outcome(true)).collect();
+        let c = compare("g".into(), &own, &bare).expect("paired");
+        assert_eq!(c.log_likelihood_delta, None);
+    }
+
+    #[test]
+    fn outcome_files_pair_only_the_same_positions_and_name_a_bad_line() {
+        let line = |fen: &str, human: &str, matched: bool, p: f64| OutcomeLine {
+            fen: fen.into(),
+            human: human.into(),
+            played: Some("e2e4".into()),
+            matched,
+            probability: Some(p),
+            rank: Some(usize::from(!matched)),
+        };
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let own = vec![
+            line(start, "e2e4", true, 0.5),
+            line(start, "d2d4", false, 0.2),
+        ];
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("o.jsonl");
+        write_outcomes(&path, &own).expect("write");
+        let back = read_outcomes(&path).expect("read");
+        assert_eq!(back, own);
+        let worse = vec![
+            line(start, "e2e4", false, 0.25),
+            line(start, "d2d4", false, 0.1),
+        ];
+        let c = pair("other", &own, &worse).expect("paired");
+        assert!((c.delta - 0.5).abs() < 1e-12 && c.own_only == 1, "{c:?}");
+        let d = c.log_likelihood_delta.expect("probabilities");
+        assert!((d.delta - 2f64.ln()).abs() < 1e-12, "{d:?}");
+        // Another sample: refused, naming the position.
+        let moved = vec![
+            line(start, "e2e4", true, 0.5),
+            line(start, "c2c4", false, 0.2),
+        ];
+        let e = pair("other", &own, &moved).expect_err("not the same sample");
+        assert!(e.contains("position 2") && e.contains("c2c4"), "{e}");
+        assert!(pair("other", &own, &own[..1]).is_err());
+        // A damaged file: the line is named.
+        std::fs::write(&path, "{\"fen\": 3}\n").expect("write");
+        let e = read_outcomes(&path).expect_err("damaged").to_string();
+        assert!(e.contains("o.jsonl line 1: not an outcome line"), "{e}");
+        let e = read_outcomes(&dir.path().join("missing")).expect_err("missing");
+        assert!(e.to_string().contains("cannot read outcomes"), "{e}");
     }
 
     #[test]

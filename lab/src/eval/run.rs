@@ -92,6 +92,15 @@ pub struct EvalArgs {
     /// `precedent fit` on the same file is measured on games it never saw.
     #[arg(long)]
     pub fit_test_half: bool,
+    /// Write each position's outcome to FILE (a JSON object a line: FEN, human move, move
+    /// played, matched, the model's probability and rank of the human move).
+    #[arg(long, value_name = "FILE", requires = "pgn")]
+    pub outcomes: Option<PathBuf>,
+    /// Pair this run with another's `--outcomes` FILE on the same positions (same sample:
+    /// another binary or other settings) and report the paired differences in accuracy and
+    /// log-likelihood with their intervals.
+    #[arg(long, value_name = "FILE", requires = "pgn")]
+    pub paired_with: Option<PathBuf>,
 }
 
 /// Where a run reports its progress: one for each pass over the positions.
@@ -246,6 +255,15 @@ impl EvalRun<'_> {
         let (name, outcomes) = self.moves_for(self.cb, &positions, bars)?;
         let seconds = || started.elapsed().as_secs_f64();
         let mut r = report(name, &samples, &outcomes, stats, seconds(), args.band_width);
+        let lines = super::outcome_lines(&samples, &outcomes);
+        if let Some(path) = &args.outcomes {
+            super::write_outcomes(path, &lines)?;
+        }
+        if let Some(path) = &args.paired_with {
+            let theirs = super::read_outcomes(path)?;
+            let name = path.display().to_string();
+            r.paired = Some(super::pair(&name, &lines, &theirs).map_err(EvalError::Other)?);
+        }
         if args.ablation {
             r.ablation = Some(self.ablation(&positions, &outcomes, bars)?);
             r.seconds = seconds();
@@ -455,6 +473,7 @@ impl Report {
                 "the default style",
                 &r.against_default,
             ),
+            ("paired with (", "Δ", "this run", "the other", &r.paired),
         ] {
             let Some(a) = c else { continue };
             writeln!(
@@ -470,6 +489,13 @@ impl Report {
                 a.own_only,
                 a.other_only
             )?;
+            if let Some(d) = a.log_likelihood_delta {
+                writeln!(
+                    f,
+                    "  Δlog-likelihood {:+.4} nats, 95% CI {:+.4} to {:+.4}",
+                    d.delta, d.ci_low, d.ci_high
+                )?;
+            }
         }
         Ok(())
     }
@@ -584,6 +610,59 @@ mod tests {
                 .eligible_positions,
             0
         );
+    }
+
+    #[test]
+    fn two_runs_on_the_same_positions_are_paired_through_their_outcome_files() {
+        let (cb, cfg) = reasoner();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let first = dir.path().join("k1.jsonl");
+        let args = EvalArgs {
+            pgn: Some(fixture()),
+            positions: 30,
+            band_width: 200,
+            outcomes: Some(first.clone()),
+            ..EvalArgs::default()
+        };
+        let mut one = cfg.clone();
+        one.reuse.k = 1;
+        let run = EvalRun {
+            args: &args,
+            cb: &cb,
+            cfg: &one,
+            seed: 1,
+            threads: 1,
+        };
+        let a = run.pgn(&Silent).expect("eval, k = 1");
+        assert_eq!(
+            std::fs::read_to_string(&first)
+                .expect("written")
+                .lines()
+                .count(),
+            30
+        );
+        // The default settings on the same sample, paired with the first run's file.
+        let paired_args = EvalArgs {
+            outcomes: None,
+            paired_with: Some(first.clone()),
+            ..args.clone()
+        };
+        let run = EvalRun {
+            args: &paired_args,
+            cfg: &cfg,
+            ..run
+        };
+        let b = run.pgn(&Silent).expect("eval, paired");
+        let p = b.paired.as_ref().expect("paired");
+        assert_eq!(p.positions, 30);
+        let delta = (b.matches as f64 - a.matches as f64) / 30.0;
+        assert!((p.delta - delta).abs() < 1e-12, "{p:?}");
+        assert!((p.accuracy - a.accuracy).abs() < 1e-12);
+        assert!(b.to_string().contains("paired with ("), "{b}");
+        // Another sample is refused with the position that differs.
+        let other = EvalRun { seed: 2, ..run };
+        let e = other.pgn(&Silent).expect_err("another sample");
+        assert!(e.to_string().contains("not the same sample"), "{e}");
     }
 
     #[test]
