@@ -349,11 +349,6 @@ pub fn compare(against: String, own: &[Outcome], one: &[Outcome]) -> Option<Comp
     let b: Vec<bool> = one.iter().map(|o| o.matched).collect();
     let (delta, lo, hi) = paired_delta(&a, &b);
     let n = one.len().max(1) as f64;
-    let log_likelihoods = |o: &[Outcome]| -> Option<Vec<f64>> {
-        o.iter()
-            .map(|o| o.expected_probability.map(|p| p.max(1e-6).ln()))
-            .collect()
-    };
     let log_likelihood_delta = log_likelihoods(own)
         .zip(log_likelihoods(one))
         .filter(|(a, _)| !a.is_empty())
@@ -488,18 +483,30 @@ pub fn top3(outcomes: &[Outcome]) -> Option<f64> {
     Some(ranks.iter().filter(|r| **r < 3).count() as f64 / ranks.len() as f64)
 }
 
+/// The log-likelihood of a move of probability `p` (nats), `p` floored at 1e-6 so that one move
+/// the model ruled out does not dominate a mean.
+pub fn log_likelihood(p: f64) -> f64 {
+    p.max(1e-6).ln()
+}
+
+/// Each outcome's log-likelihood of the expected move, if every outcome has a probability.
+fn log_likelihoods(outcomes: &[Outcome]) -> Option<Vec<f64>> {
+    outcomes
+        .iter()
+        .map(|o| o.expected_probability.map(log_likelihood))
+        .collect()
+}
+
 /// Mean log-likelihood of the expected moves, if every outcome has a probability.
 pub fn mean_log_likelihood(outcomes: &[Outcome]) -> Option<f64> {
-    let p: Option<Vec<f64>> = outcomes.iter().map(|o| o.expected_probability).collect();
-    let p = p.filter(|p| !p.is_empty())?;
-    Some(p.iter().map(|x| x.max(1e-6).ln()).sum::<f64>() / p.len() as f64)
+    let ll = log_likelihoods(outcomes).filter(|l| !l.is_empty())?;
+    Some(ll.iter().sum::<f64>() / ll.len() as f64)
 }
 
 /// Standard error of [`mean_log_likelihood`], if every outcome has a probability and there are
 /// at least two.
 pub fn log_likelihood_se(outcomes: &[Outcome]) -> Option<f64> {
-    let p: Option<Vec<f64>> = outcomes.iter().map(|o| o.expected_probability).collect();
-    let ll: Vec<f64> = p?.iter().map(|x| x.max(1e-6).ln()).collect();
+    let ll = log_likelihoods(outcomes)?;
     let n = ll.len() as f64;
     if ll.len() < 2 {
         return None;

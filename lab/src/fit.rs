@@ -22,7 +22,7 @@ use serde::Serialize;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
-use crate::eval::{Sample, paired_delta, wilson};
+use crate::eval::{Sample, log_likelihood, paired_delta, wilson};
 use precedent::adapt::reuse::{ReuseLimits, reuse};
 use precedent::casebase::patterns::{LastMove, MoveContext};
 use precedent::casebase::{CaseBase, CaseBaseError};
@@ -331,7 +331,7 @@ pub fn score(examples: &[Example], w: &[f64]) -> Scores {
         s.hits.push(hit);
         s.matches += u64::from(hit);
         top3 += usize::from(better + ties <= 3);
-        ll += mine.max(1e-6).ln();
+        ll += log_likelihood(mine);
     }
     s.positions = examples.len() as u64;
     let n = s.positions.max(1) as f64;

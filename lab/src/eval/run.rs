@@ -255,14 +255,16 @@ impl EvalRun<'_> {
         let (name, outcomes) = self.moves_for(self.cb, &positions, bars)?;
         let seconds = || started.elapsed().as_secs_f64();
         let mut r = report(name, &samples, &outcomes, stats, seconds(), args.band_width);
-        let lines = super::outcome_lines(&samples, &outcomes);
-        if let Some(path) = &args.outcomes {
-            super::write_outcomes(path, &lines)?;
-        }
-        if let Some(path) = &args.paired_with {
-            let theirs = super::read_outcomes(path)?;
-            let name = path.display().to_string();
-            r.paired = Some(super::pair(&name, &lines, &theirs).map_err(EvalError::Other)?);
+        if args.outcomes.is_some() || args.paired_with.is_some() {
+            let lines = super::outcome_lines(&samples, &outcomes);
+            if let Some(path) = &args.outcomes {
+                super::write_outcomes(path, &lines)?;
+            }
+            if let Some(path) = &args.paired_with {
+                let theirs = super::read_outcomes(path)?;
+                let name = path.display().to_string();
+                r.paired = Some(super::pair(&name, &lines, &theirs).map_err(EvalError::Other)?);
+            }
         }
         if args.ablation {
             r.ablation = Some(self.ablation(&positions, &outcomes, bars)?);
@@ -642,8 +644,9 @@ mod tests {
             30
         );
         // The default settings on the same sample, paired with the first run's file.
+        let second = dir.path().join("default.jsonl");
         let paired_args = EvalArgs {
-            outcomes: None,
+            outcomes: Some(second.clone()),
             paired_with: Some(first.clone()),
             ..args.clone()
         };
@@ -658,6 +661,24 @@ mod tests {
         let delta = (b.matches as f64 - a.matches as f64) / 30.0;
         assert!((p.delta - delta).abs() < 1e-12, "{p:?}");
         assert!((p.accuracy - a.accuracy).abs() < 1e-12);
+        // Position by position: the counts of positions only one run matched come from the
+        // two files read side by side (a misaligned pairing would count others).
+        let read = |f: &std::path::Path| crate::eval::read_outcomes(f).expect("outcomes");
+        let (k1, default) = (read(&first), read(&second));
+        let only = |x: &[crate::eval::OutcomeLine], y: &[crate::eval::OutcomeLine]| {
+            x.iter()
+                .zip(y)
+                .filter(|(x, y)| x.matched && !y.matched)
+                .count() as u64
+        };
+        assert_eq!(
+            (p.own_only, p.other_only),
+            (only(&default, &k1), only(&k1, &default))
+        );
+        assert!(
+            p.own_only + p.other_only > 0,
+            "k = 1 and k = 64 differ somewhere: {p:?}"
+        );
         assert!(b.to_string().contains("paired with ("), "{b}");
         // Another sample is refused with the position that differs.
         let other = EvalRun { seed: 2, ..run };
