@@ -587,13 +587,42 @@ thread_local! {
         std::cell::RefCell::new(Memory::new(4));
 }
 
+/// What the reasoner may spend on each position.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Budget {
+    /// No limit: the whole case base is scanned and the search stops at its own depth cap.
+    #[default]
+    Unlimited,
+    /// A time (as UCI `go movetime`): how deep the search gets depends on the machine and its
+    /// load, so two runs of the same seed may differ by a few moves.
+    Movetime(Duration),
+    /// A search depth (as UCI `go depth`) and no clock: the same moves on every run.
+    Depth(u32),
+}
+
+impl Budget {
+    fn limits(self) -> ThinkLimits<'static> {
+        match self {
+            Budget::Unlimited => ThinkLimits::default(),
+            Budget::Movetime(t) => ThinkLimits {
+                deadline: Some(Instant::now() + t),
+                ..ThinkLimits::default()
+            },
+            Budget::Depth(d) => ThinkLimits {
+                max_depth: Some(d),
+                ..ThinkLimits::default()
+            },
+        }
+    }
+}
+
 /// The reasoner's move for each position, in parallel; seeded per position. `done` is called
 /// after each position (for a progress display).
 pub fn run_reasoner(
     cb: &CaseBase,
     positions: &[(Game, Option<Move>)],
     cfg: &EngineConfig,
-    movetime: Option<Duration>,
+    budget: Budget,
     seed: u64,
     done: &(dyn Fn(&Outcome) + Sync),
 ) -> Vec<Outcome> {
@@ -603,10 +632,7 @@ pub fn run_reasoner(
         .map(|(i, (game, expected))| {
             let mut cfg = cfg.clone();
             cfg.reuse.seed = Some(tie_key(seed, i));
-            let limits = ThinkLimits {
-                deadline: movetime.map(|t| Instant::now() + t),
-                ..ThinkLimits::default()
-            };
+            let limits = budget.limits();
             // Every position starts from an empty table, so that its result does not depend on
             // which positions the same thread searched before.
             let thought = EVAL_TT.with_borrow_mut(|tt| {

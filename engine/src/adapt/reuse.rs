@@ -296,7 +296,9 @@ pub fn reuse(
             game_index: meta.game,
         });
     }
-    let total_votes: f64 = tally.values().map(|t| t.0).sum();
+    // Summed in `order`, not the map's (random) order: the same sum, to the last bit, on every
+    // run, so that shares and the model's probabilities repeat exactly.
+    let total_votes: f64 = order.iter().map(|mv| tally[mv].0).sum();
     // `order` lists moves by their best voter's rank, which breaks equal totals.
     let mut candidates: Vec<Candidate> = order
         .iter()

@@ -14,8 +14,8 @@ use precedent::position::Game;
 use shakmaty::{Chess, Move};
 
 use super::{
-    EpdReport, EvalError, Outcome, Report, casebase_keys, compare, epd_report, judge, report,
-    run_engine, run_reasoner, sample_positions,
+    Budget, EpdReport, EvalError, Outcome, Report, casebase_keys, compare, epd_report, judge,
+    report, run_engine, run_reasoner, sample_positions,
 };
 use crate::Progress;
 use crate::client::Limit;
@@ -49,9 +49,15 @@ pub struct EvalArgs {
     /// Positions to sample.
     #[arg(long, default_value_t = 5000)]
     pub positions: usize,
-    /// Time per position in milliseconds (as UCI go movetime); default: a full scan.
+    /// Time per position in milliseconds (as UCI go movetime); default: 100 with the search
+    /// (revise on), a full scan without it.
     #[arg(long, value_name = "MS")]
     pub movetime: Option<u64>,
+    /// Search depth per position instead of a time (as UCI go depth), with a full scan: the
+    /// same moves on every run and machine, where a time depends on the machine's load.
+    #[arg(long, value_name = "N", conflicts_with = "movetime",
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub depth: Option<u32>,
     /// Threads (positions run in parallel).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -132,13 +138,16 @@ pub struct EvalRun<'a> {
 }
 
 impl EvalRun<'_> {
-    /// Time per position: `movetime`, or 100 ms when the revise search is on (it needs a
-    /// limit; pure retrieval scans the whole case base regardless).
-    fn movetime(&self, cfg: &EngineConfig) -> Option<Duration> {
-        match self.args.movetime {
-            Some(ms) => Some(Duration::from_millis(ms)),
-            None if cfg.revise.enabled => Some(Duration::from_millis(DEFAULT_REVISE_MOVETIME_MS)),
-            None => None,
+    /// What each position may spend: `depth`, `movetime`, or 100 ms when the revise search is
+    /// on (it needs a limit; pure retrieval scans the whole case base regardless).
+    fn budget(&self, cfg: &EngineConfig) -> Budget {
+        match (self.args.depth, self.args.movetime) {
+            (Some(d), _) => Budget::Depth(d),
+            (None, Some(ms)) => Budget::Movetime(Duration::from_millis(ms)),
+            (None, None) if cfg.revise.enabled => {
+                Budget::Movetime(Duration::from_millis(DEFAULT_REVISE_MOVETIME_MS))
+            }
+            (None, None) => Budget::Unlimited,
         }
     }
 
@@ -190,7 +199,7 @@ impl EvalRun<'_> {
             bar.advance(1);
             bar.status(&format!("{:.1}% matched", 100.0 * m as f64 / n as f64));
         };
-        let outcomes = run_reasoner(cb, positions, cfg, self.movetime(cfg), self.seed, &each);
+        let outcomes = run_reasoner(cb, positions, cfg, self.budget(cfg), self.seed, &each);
         bar.finish();
         let style = match cfg.elo {
             Some(elo) => format!("human at level {elo}"),
@@ -684,6 +693,47 @@ mod tests {
         let other = EvalRun { seed: 2, ..run };
         let e = other.pgn(&Silent).expect_err("another sample");
         assert!(e.to_string().contains("not the same sample"), "{e}");
+    }
+
+    #[test]
+    fn a_level_searched_to_a_depth_repeats_move_for_move_on_two_threads() {
+        // Level 2200 draws among the moves its search and the cases rate; with a depth instead
+        // of a clock, neither the machine's load nor the threads' order may change a move or a
+        // probability.
+        let cfg = EngineConfig {
+            elo: Some(2200),
+            ..EngineConfig::default()
+        };
+        let cb = CaseBase::embedded().expect("embedded");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("pool");
+        let outcomes = |name: &str| {
+            let path = dir.path().join(name);
+            let args = EvalArgs {
+                pgn: Some(fixture()),
+                positions: 16,
+                band_width: 200,
+                depth: Some(3),
+                outcomes: Some(path.clone()),
+                ..EvalArgs::default()
+            };
+            let run = EvalRun {
+                args: &args,
+                cb: &cb,
+                cfg: &cfg,
+                seed: 1,
+                threads: 2,
+            };
+            pool.install(|| run.pgn(&Silent)).expect("eval");
+            std::fs::read_to_string(&path).expect("outcomes")
+        };
+        let (a, b) = (outcomes("a.jsonl"), outcomes("b.jsonl"));
+        assert_eq!(a.lines().count(), 16);
+        assert!(a.contains("\"probability\":0."), "the model ran: {a}");
+        assert_eq!(a, b);
     }
 
     #[test]

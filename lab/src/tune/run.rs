@@ -16,7 +16,7 @@ use shakmaty::Move;
 
 use super::{Generation, Individual, Strategy, evolve, genes};
 use crate::Progress;
-use crate::eval::{Bars, EvalError, Sample, casebase_keys, run_reasoner, wilson};
+use crate::eval::{Bars, Budget, EvalError, Sample, casebase_keys, run_reasoner, wilson};
 use crate::fit::sample_halves;
 
 /// Time per position with revise on, unless `movetime` says otherwise.
@@ -110,7 +110,14 @@ fn accuracy(
         .iter()
         .map(|s| (s.game.clone(), Some(s.human)))
         .collect();
-    let outcomes = run_reasoner(cb, &positions, cfg, movetime, seed, &|_| bar.advance(1));
+    let outcomes = run_reasoner(
+        cb,
+        &positions,
+        cfg,
+        movetime.map_or(Budget::Unlimited, Budget::Movetime),
+        seed,
+        &|_| bar.advance(1),
+    );
     let matched = outcomes.iter().filter(|o| o.matched).count() as u64;
     (matched, outcomes.len() as u64)
 }
