@@ -307,3 +307,29 @@ fn a_level_is_compared_with_the_default_style_on_the_same_positions() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("--elo"), "{}", stderr(&out));
 }
+
+/// An external engine's limit is `--limit`: the reasoner's `--depth` or `--movetime` beside
+/// `--engine` would be ignored, so it is refused with a one-line error naming both flags.
+#[test]
+fn the_reasoners_budget_flags_are_refused_with_an_external_engine() {
+    let sample = common::fixture("lichess-rapid-sample.pgn.zst");
+    let sample = sample.to_str().expect("path");
+    for flag in [["--depth", "6"], ["--movetime", "50"]] {
+        let o = run(&[
+            "eval",
+            "--pgn",
+            sample,
+            "--engine",
+            "/bin/true",
+            flag[0],
+            flag[1],
+        ]);
+        assert!(!o.status.success(), "{flag:?} accepted beside --engine");
+        let err = stderr(&o);
+        let first = err.lines().next().unwrap_or_default();
+        assert!(
+            first.contains(flag[0]) && first.contains("--engine"),
+            "{flag:?}: {err}"
+        );
+    }
+}

@@ -601,6 +601,23 @@ pub enum Budget {
 }
 
 impl Budget {
+    /// The budget a command's flags ask for: `depth`, else `movetime_ms`, else `default_ms`
+    /// when the revise search is on (it needs a limit), else none (pure retrieval scans the
+    /// whole case base regardless). `eval` and `tune` choose with it, each with its default.
+    pub fn from_flags(
+        depth: Option<u32>,
+        movetime_ms: Option<u64>,
+        revise: bool,
+        default_ms: u64,
+    ) -> Budget {
+        match (depth, movetime_ms) {
+            (Some(d), _) => Budget::Depth(d),
+            (None, Some(ms)) => Budget::Movetime(Duration::from_millis(ms)),
+            (None, None) if revise => Budget::Movetime(Duration::from_millis(default_ms)),
+            (None, None) => Budget::Unlimited,
+        }
+    }
+
     fn limits(self) -> ThinkLimits<'static> {
         match self {
             Budget::Unlimited => ThinkLimits::default(),
@@ -635,9 +652,21 @@ pub fn run_reasoner(
             let limits = budget.limits();
             // Every position starts from an empty table, so that its result does not depend on
             // which positions the same thread searched before.
-            let thought = EVAL_TT.with_borrow_mut(|tt| {
-                tt.clear();
-                think(cb, game, &cfg, limits, CastlingMode::Standard, tt)
+            let thought = EVAL_TT.with(|cell| match cell.try_borrow_mut() {
+                Ok(mut tt) => {
+                    tt.clear();
+                    think(cb, game, &cfg, limits, CastlingMode::Standard, &mut tt)
+                }
+                // The thread's table is in use: rayon ran this position on a thread that waits
+                // inside another's parallel scan. A table of its own, as empty.
+                Err(_) => think(
+                    cb,
+                    game,
+                    &cfg,
+                    limits,
+                    CastlingMode::Standard,
+                    &mut Memory::new(4),
+                ),
             });
             let o = match thought {
                 Ok(t) => {

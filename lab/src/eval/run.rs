@@ -5,7 +5,7 @@ use std::fmt;
 use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
@@ -50,12 +50,13 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = 5000)]
     pub positions: usize,
     /// Time per position in milliseconds (as UCI go movetime); default: 100 with the search
-    /// (revise on), a full scan without it.
-    #[arg(long, value_name = "MS")]
+    /// (revise on), a full scan without it. Not with --engine (its limit is --limit).
+    #[arg(long, value_name = "MS", conflicts_with = "engine")]
     pub movetime: Option<u64>,
     /// Search depth per position instead of a time (as UCI go depth), with a full scan: the
-    /// same moves on every run and machine, where a time depends on the machine's load.
-    #[arg(long, value_name = "N", conflicts_with = "movetime",
+    /// same moves on every run and machine, where a time depends on the machine's load. Not
+    /// with --engine (its limit is --limit).
+    #[arg(long, value_name = "N", conflicts_with_all = ["movetime", "engine"],
           value_parser = clap::value_parser!(u32).range(1..=64))]
     pub depth: Option<u32>,
     /// Threads (positions run in parallel).
@@ -139,16 +140,14 @@ pub struct EvalRun<'a> {
 
 impl EvalRun<'_> {
     /// What each position may spend: `depth`, `movetime`, or 100 ms when the revise search is
-    /// on (it needs a limit; pure retrieval scans the whole case base regardless).
+    /// on ([`Budget::from_flags`]).
     fn budget(&self, cfg: &EngineConfig) -> Budget {
-        match (self.args.depth, self.args.movetime) {
-            (Some(d), _) => Budget::Depth(d),
-            (None, Some(ms)) => Budget::Movetime(Duration::from_millis(ms)),
-            (None, None) if cfg.revise.enabled => {
-                Budget::Movetime(Duration::from_millis(DEFAULT_REVISE_MOVETIME_MS))
-            }
-            (None, None) => Budget::Unlimited,
-        }
+        Budget::from_flags(
+            self.args.depth,
+            self.args.movetime,
+            cfg.revise.enabled,
+            DEFAULT_REVISE_MOVETIME_MS,
+        )
     }
 
     fn engine_options(&self) -> Result<Vec<(String, String)>, EvalError> {

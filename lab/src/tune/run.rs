@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
@@ -58,6 +58,11 @@ pub struct TuneArgs {
     /// case base is scanned.
     #[arg(long, value_name = "MS")]
     pub movetime: Option<u64>,
+    /// Search depth per position instead of a time (as UCI go depth), with a full scan: the
+    /// same moves on every run, where a time depends on the machine's load.
+    #[arg(long, value_name = "N", conflicts_with = "movetime",
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub depth: Option<u32>,
     /// Write the tuned parameters here (TOML; load with --params or setoption name Params).
     #[arg(long, default_value = "tuned.toml")]
     pub out: PathBuf,
@@ -102,7 +107,7 @@ fn accuracy(
     cb: &CaseBase,
     samples: &[Sample],
     cfg: &EngineConfig,
-    movetime: Option<Duration>,
+    budget: Budget,
     seed: u64,
     bar: &dyn Progress,
 ) -> (u64, u64) {
@@ -110,14 +115,7 @@ fn accuracy(
         .iter()
         .map(|s| (s.game.clone(), Some(s.human)))
         .collect();
-    let outcomes = run_reasoner(
-        cb,
-        &positions,
-        cfg,
-        movetime.map_or(Budget::Unlimited, Budget::Movetime),
-        seed,
-        &|_| bar.advance(1),
-    );
+    let outcomes = run_reasoner(cb, &positions, cfg, budget, seed, &|_| bar.advance(1));
     let matched = outcomes.iter().filter(|o| o.matched).count() as u64;
     (matched, outcomes.len() as u64)
 }
@@ -138,11 +136,12 @@ pub fn run(
             "--generations and --positions must be positive".into(),
         ));
     }
-    let movetime = match (args.movetime, base.revise.enabled) {
-        (Some(ms), _) => Some(Duration::from_millis(ms)),
-        (None, true) => Some(Duration::from_millis(DEFAULT_MOVETIME_MS)),
-        (None, false) => None,
-    };
+    let budget = Budget::from_flags(
+        args.depth,
+        args.movetime,
+        base.revise.enabled,
+        DEFAULT_MOVETIME_MS,
+    );
     let selection = Selection {
         min_elo: args.min_elo,
         max_elo: args.max_elo,
@@ -190,7 +189,7 @@ pub fn run(
             population
                 .iter()
                 .map(|ind| {
-                    let (m, n) = accuracy(cb, &sample, &decode(ind), movetime, gen_seed, &*bar);
+                    let (m, n) = accuracy(cb, &sample, &decode(ind), budget, gen_seed, &*bar);
                     m as f64 / n.max(1) as f64
                 })
                 .collect()
@@ -211,7 +210,7 @@ pub fn run(
     tuned.save(&args.out).map_err(EvalError::Other)?;
     bar.status("final check on the test games");
     let check = |cfg: &EngineConfig| {
-        let (m, n) = accuracy(cb, &test, cfg, movetime, seed ^ 0xc0ffee, &*bar);
+        let (m, n) = accuracy(cb, &test, cfg, budget, seed ^ 0xc0ffee, &*bar);
         let (ci_low, ci_high) = wilson(m, n);
         let accuracy = m as f64 / n.max(1) as f64;
         Check {
@@ -289,6 +288,7 @@ mod tests {
             positions: 20,
             test_positions: 20,
             movetime: None,
+            depth: None,
             out: dir.path().join("tuned.toml"),
         };
         let r = run(&args, &cb, &base, 1, &Silent).expect("tune");
@@ -306,5 +306,43 @@ mod tests {
             ..args
         };
         assert!(run(&none, &cb, &base, 1, &Silent).is_err());
+    }
+
+    /// With the search on, a depth instead of a time makes a tuning run repeat itself: the
+    /// same seed evolves the same settings and checks them to the same count.
+    #[test]
+    fn tune_with_the_search_to_a_depth_repeats_itself() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cb = CaseBase::embedded().expect("embedded");
+        let base = EngineConfig::default();
+        assert!(base.revise.enabled, "the default searches");
+        let args = TuneArgs {
+            pgn: concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
+            )
+            .to_string(),
+            min_elo: None,
+            max_elo: None,
+            skip_plies: 10,
+            generations: 1,
+            population: 2,
+            parents: 1,
+            positions: 12,
+            test_positions: 12,
+            movetime: None,
+            depth: Some(2),
+            out: dir.path().join("tuned.toml"),
+        };
+        let first = run(&args, &cb, &base, 7, &Silent).expect("tune");
+        let second = run(&args, &cb, &base, 7, &Silent).expect("tune again");
+        assert_eq!(second.tuned, first.tuned);
+        assert_eq!(
+            (
+                second.held_out_before.matches,
+                second.held_out_after.matches
+            ),
+            (first.held_out_before.matches, first.held_out_after.matches)
+        );
     }
 }
