@@ -575,23 +575,35 @@ mod tests {
         (CaseBase::embedded().expect("embedded"), cfg)
     }
 
+    /// `positions` positions of the fixture's movers, bands 200 wide.
+    fn sample(positions: usize) -> EvalArgs {
+        EvalArgs {
+            pgn: Some(fixture()),
+            positions,
+            band_width: 200,
+            ..EvalArgs::default()
+        }
+    }
+
+    /// A run of `args` on `cb` with `cfg`, seed 1, one thread.
+    fn on<'a>(args: &'a EvalArgs, cb: &'a CaseBase, cfg: &'a EngineConfig) -> EvalRun<'a> {
+        EvalRun {
+            args,
+            cb,
+            cfg,
+            seed: 1,
+            threads: 1,
+        }
+    }
+
     #[test]
     fn eval_on_held_out_games_is_reproducible_and_leaves_the_case_base_out() {
         let (cb, cfg) = reasoner();
         let args = EvalArgs {
-            pgn: Some(fixture()),
-            positions: 40,
-            band_width: 200,
             ablation: true,
-            ..EvalArgs::default()
+            ..sample(40)
         };
-        let run = EvalRun {
-            args: &args,
-            cb: &cb,
-            cfg: &cfg,
-            seed: 1,
-            threads: 1,
-        };
+        let run = on(&args, &cb, &cfg);
         let a = run.pgn(&Silent).expect("eval");
         assert_eq!(a.positions, 40);
         assert!(
@@ -628,21 +640,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let first = dir.path().join("k1.jsonl");
         let args = EvalArgs {
-            pgn: Some(fixture()),
-            positions: 30,
-            band_width: 200,
             outcomes: Some(first.clone()),
-            ..EvalArgs::default()
+            ..sample(30)
         };
         let mut one = cfg.clone();
         one.reuse.k = 1;
-        let run = EvalRun {
-            args: &args,
-            cb: &cb,
-            cfg: &one,
-            seed: 1,
-            threads: 1,
-        };
+        let run = on(&args, &cb, &one);
         let a = run.pgn(&Silent).expect("eval, k = 1");
         assert_eq!(
             std::fs::read_to_string(&first)
@@ -712,19 +715,13 @@ mod tests {
         let outcomes = |name: &str| {
             let path = dir.path().join(name);
             let args = EvalArgs {
-                pgn: Some(fixture()),
-                positions: 16,
-                band_width: 200,
                 depth: Some(3),
                 outcomes: Some(path.clone()),
-                ..EvalArgs::default()
+                ..sample(16)
             };
             let run = EvalRun {
-                args: &args,
-                cb: &cb,
-                cfg: &cfg,
-                seed: 1,
                 threads: 2,
+                ..on(&args, &cb, &cfg)
             };
             pool.install(|| run.pgn(&Silent)).expect("eval");
             std::fs::read_to_string(&path).expect("outcomes")
@@ -739,18 +736,10 @@ mod tests {
     fn eval_refuses_a_sample_that_no_position_passes() {
         let (cb, cfg) = reasoner();
         let args = EvalArgs {
-            pgn: Some(fixture()),
-            positions: 10,
             min_elo: Some(4000),
-            ..EvalArgs::default()
+            ..sample(10)
         };
-        let run = EvalRun {
-            args: &args,
-            cb: &cb,
-            cfg: &cfg,
-            seed: 1,
-            threads: 1,
-        };
+        let run = on(&args, &cb, &cfg);
         let e = run.pgn(&Silent).expect_err("no position");
         assert!(
             e.to_string().contains("no position passes the filters"),
@@ -775,13 +764,7 @@ mod tests {
             movetime: Some(200),
             ..EvalArgs::default()
         };
-        let run = EvalRun {
-            args: &args,
-            cb: &cb,
-            cfg: &cfg,
-            seed: 1,
-            threads: 1,
-        };
+        let run = on(&args, &cb, &cfg);
         let r = run.epd(&Silent).expect("epd");
         assert_eq!((r.solved, r.total), (1, 1), "{r}");
     }
