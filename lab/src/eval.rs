@@ -652,21 +652,19 @@ pub fn run_reasoner(
             let limits = budget.limits();
             // Every position starts from an empty table, so that its result does not depend on
             // which positions the same thread searched before.
-            let thought = EVAL_TT.with(|cell| match cell.try_borrow_mut() {
-                Ok(mut tt) => {
-                    tt.clear();
-                    think(cb, game, &cfg, limits, CastlingMode::Standard, &mut tt)
-                }
-                // The thread's table is in use: rayon ran this position on a thread that waits
-                // inside another's parallel scan. A table of its own, as empty.
-                Err(_) => think(
-                    cb,
-                    game,
-                    &cfg,
-                    limits,
-                    CastlingMode::Standard,
-                    &mut Memory::new(4),
-                ),
+            let thought = EVAL_TT.with(|cell| {
+                // The thread's table is in use when rayon ran this position on a thread that
+                // waits inside another's parallel scan: then a table of its own, as empty.
+                let mut shared = cell.try_borrow_mut().ok();
+                let mut own = None;
+                let tt = match shared.as_deref_mut() {
+                    Some(tt) => {
+                        tt.clear();
+                        tt
+                    }
+                    None => own.insert(Memory::new(4)),
+                };
+                think(cb, game, &cfg, limits, CastlingMode::Standard, tt)
             });
             let o = match thought {
                 Ok(t) => {
@@ -814,6 +812,28 @@ pub fn casebase_keys(cb: &CaseBase) -> HashSet<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_depth_beats_a_time_which_beats_the_default_which_needs_the_search() {
+        let ms = Duration::from_millis;
+        assert_eq!(
+            Budget::from_flags(Some(6), Some(50), true, 100),
+            Budget::Depth(6)
+        );
+        assert_eq!(
+            Budget::from_flags(Some(6), None, false, 100),
+            Budget::Depth(6)
+        );
+        assert_eq!(
+            Budget::from_flags(None, Some(50), false, 100),
+            Budget::Movetime(ms(50))
+        );
+        assert_eq!(
+            Budget::from_flags(None, None, true, 20),
+            Budget::Movetime(ms(20))
+        );
+        assert_eq!(Budget::from_flags(None, None, false, 20), Budget::Unlimited);
+    }
 
     #[test]
     fn the_judge_judges_each_distinct_move_once_and_gives_each_its_loss() {

@@ -267,13 +267,10 @@ mod tests {
     use super::*;
     use crate::Silent;
 
-    #[test]
-    fn tune_on_the_fixture_writes_the_tuned_file_and_checks_it_on_the_test_half() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let cb = CaseBase::embedded().expect("embedded");
-        let mut base = EngineConfig::default();
-        base.revise.enabled = false;
-        let args = TuneArgs {
+    /// A small run on the fixture's games (one generation of two children, 12 positions each,
+    /// 12 to check on), writing into `dir`.
+    fn fixture_args(dir: &std::path::Path) -> TuneArgs {
+        TuneArgs {
             pgn: concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
@@ -282,14 +279,28 @@ mod tests {
             min_elo: None,
             max_elo: None,
             skip_plies: 10,
-            generations: 2,
+            generations: 1,
             population: 2,
             parents: 1,
-            positions: 20,
-            test_positions: 20,
+            positions: 12,
+            test_positions: 12,
             movetime: None,
             depth: None,
-            out: dir.path().join("tuned.toml"),
+            out: dir.join("tuned.toml"),
+        }
+    }
+
+    #[test]
+    fn tune_on_the_fixture_writes_the_tuned_file_and_checks_it_on_the_test_half() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cb = CaseBase::embedded().expect("embedded");
+        let mut base = EngineConfig::default();
+        base.revise.enabled = false;
+        let args = TuneArgs {
+            generations: 2,
+            positions: 20,
+            test_positions: 20,
+            ..fixture_args(dir.path())
         };
         let r = run(&args, &cb, &base, 1, &Silent).expect("tune");
         assert_eq!(r.generations.len(), 2);
@@ -317,22 +328,8 @@ mod tests {
         let base = EngineConfig::default();
         assert!(base.revise.enabled, "the default searches");
         let args = TuneArgs {
-            pgn: concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
-            )
-            .to_string(),
-            min_elo: None,
-            max_elo: None,
-            skip_plies: 10,
-            generations: 1,
-            population: 2,
-            parents: 1,
-            positions: 12,
-            test_positions: 12,
-            movetime: None,
             depth: Some(2),
-            out: dir.path().join("tuned.toml"),
+            ..fixture_args(dir.path())
         };
         let first = run(&args, &cb, &base, 7, &Silent).expect("tune");
         let second = run(&args, &cb, &base, 7, &Silent).expect("tune again");
