@@ -333,3 +333,32 @@ fn the_reasoners_budget_flags_are_refused_with_an_external_engine() {
         );
     }
 }
+
+/// An external engine is measured as it is: the reasoner's settings, a parameter file and the
+/// comparisons of Precedent's case bases beside `--engine` are refused before any work, with
+/// one line naming the flag; `--seed` (the sample) is not among them.
+#[test]
+fn the_reasoners_settings_are_refused_with_an_external_engine() {
+    let sample = common::fixture("lichess-rapid-sample.pgn.zst");
+    let sample = sample.to_str().expect("path");
+    let refused: [&[&str]; 6] = [
+        &["--elo", "1800"],
+        &["--style", "best"],
+        &["--k", "8", "--seed", "3"],
+        &["--params", "absent.toml"],
+        &["--ablation"],
+        &["--compare", "absent.cb"],
+    ];
+    for flags in refused {
+        let mut a = vec!["eval", "--pgn", sample, "--engine", "/bin/true"];
+        a.extend_from_slice(flags);
+        let o = run(&a);
+        assert!(!o.status.success(), "{flags:?} accepted beside --engine");
+        let err = stderr(&o);
+        let first = err.lines().next().unwrap_or_default();
+        assert!(
+            first.contains(flags[0]) && first.contains("--engine") && !first.contains("--seed"),
+            "{flags:?}: {err}"
+        );
+    }
+}

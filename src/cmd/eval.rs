@@ -25,6 +25,9 @@ pub fn run(args: Args) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
+    if args.eval.engine.is_some() {
+        refuse_reasoner_flags(&args.reasoner)?;
+    }
     let cfg = args.reasoner.config()?;
     let cb = args.reasoner.casebase()?;
     let run = EvalRun {
@@ -38,4 +41,26 @@ pub fn run(args: Args) -> Result<()> {
         Some(_) => super::print(&run.epd(&Bars)?, args.json),
         None => super::print(&run.pgn(&Bars)?, args.json),
     })
+}
+
+/// An external engine is measured as it is: a flag that sets Precedent's reasoner (other than
+/// `--seed`, which draws the sample, and `--casebase`, whose games are left out of it) would
+/// be silently ignored beside `--engine`, so it is refused, named.
+fn refuse_reasoner_flags(reasoner: &ReasonerArgs) -> Result<()> {
+    let mut set: Vec<String> = reasoner
+        .given
+        .iter()
+        .filter(|(name, _)| name != "seed")
+        .map(|(name, _)| format!("--{name}"))
+        .collect();
+    if reasoner.params.is_some() {
+        set.insert(0, "--params".into());
+    }
+    anyhow::ensure!(
+        set.is_empty(),
+        "{}: Precedent's reasoner settings, which do not apply to --engine (the external \
+         engine's options are --engine-option NAME=VALUE, its limit --limit)",
+        set.join(", ")
+    );
+    Ok(())
 }

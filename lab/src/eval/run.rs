@@ -83,17 +83,17 @@ pub struct EvalArgs {
     pub band_width: u16,
     /// The cases ablation: run the same positions again with a one-game case base (the first
     /// game of the case base) and report Δcases, the paired difference in accuracy.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "engine")]
     pub ablation: bool,
     /// Also run the same positions with this case base (e.g. the generic one, against a
     /// player's own) and report the paired difference; games in either case base are left out
     /// of the sample.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "engine")]
     pub compare: Option<PathBuf>,
     /// With `--elo`: also run the same positions without the level (the style of `--style`,
     /// by default `imitate`, the default style) and report the paired difference in accuracy
     /// and, with `--judge`, that style's blunders.
-    #[arg(long, requires = "elo")]
+    #[arg(long, requires = "elo", conflicts_with = "engine")]
     pub against_default: bool,
     /// Sample only games of `fit`'s test half (a hash of each game), so that a model fitted by
     /// `precedent fit` on the same file is measured on games it never saw.
