@@ -20,14 +20,14 @@ pub struct Args {
 
 /// Runs `precedent eval`.
 pub fn run(args: Args) -> Result<()> {
+    if args.eval.engine.is_some() {
+        refuse_reasoner_flags(&args.reasoner)?;
+    }
     let threads = super::threads_or_cores(args.eval.threads);
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    if args.eval.engine.is_some() {
-        refuse_reasoner_flags(&args.reasoner)?;
-    }
     let cfg = args.reasoner.config()?;
     let cb = args.reasoner.casebase()?;
     let run = EvalRun {
@@ -47,15 +47,13 @@ pub fn run(args: Args) -> Result<()> {
 /// `--seed`, which draws the sample, and `--casebase`, whose games are left out of it) would
 /// be silently ignored beside `--engine`, so it is refused, named.
 fn refuse_reasoner_flags(reasoner: &ReasonerArgs) -> Result<()> {
-    let mut set: Vec<String> = reasoner
-        .given
-        .iter()
-        .filter(|(name, _)| name != "seed")
-        .map(|(name, _)| format!("--{name}"))
+    let params = reasoner.params.as_ref().map(|_| "params");
+    let settings = reasoner.given.iter().map(|(name, _)| name.as_str());
+    let set: Vec<String> = params
+        .into_iter()
+        .chain(settings.filter(|name| *name != "seed"))
+        .map(|name| format!("--{name}"))
         .collect();
-    if reasoner.params.is_some() {
-        set.insert(0, "--params".into());
-    }
     anyhow::ensure!(
         set.is_empty(),
         "{}: Precedent's reasoner settings, which do not apply to --engine (the external \

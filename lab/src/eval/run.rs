@@ -221,6 +221,7 @@ impl EvalRun<'_> {
     /// the arguments ask for.
     pub fn pgn(&self, bars: &dyn Bars) -> Result<Report, EvalError> {
         let args = self.args;
+        self.refuse_comparisons_of_an_engine()?;
         let pgn = args.pgn.as_deref().unwrap_or_default();
         let started = Instant::now();
         let selection = Selection {
@@ -234,12 +235,6 @@ impl EvalRun<'_> {
         // engine is measured on the same sample, so it guards against the same case base.
         let mut keys = casebase_keys(self.cb);
         let other = match &args.compare {
-            Some(_) if args.engine.is_some() => {
-                return Err(EvalError::Other(
-                    "--compare measures Precedent's case bases; it does not apply to --engine"
-                        .into(),
-                ));
-            }
             Some(path) => {
                 let other = CaseBase::open(path)?;
                 keys.extend(casebase_keys(&other));
@@ -326,6 +321,27 @@ impl EvalRun<'_> {
         Ok(r)
     }
 
+    /// The comparisons that run Precedent again on the same positions (`ablation`, `compare`,
+    /// `against_default`) mean nothing beside an external engine: refused before any work (the
+    /// command line's clap refuses them first; this guards the lab's own callers).
+    fn refuse_comparisons_of_an_engine(&self) -> Result<(), EvalError> {
+        let args = self.args;
+        if args.engine.is_none() {
+            return Ok(());
+        }
+        let asked = [
+            (args.ablation, "--ablation"),
+            (args.compare.is_some(), "--compare"),
+            (args.against_default, "--against-default"),
+        ];
+        match asked.iter().find(|(on, _)| *on) {
+            Some((_, flag)) => Err(EvalError::Other(format!(
+                "{flag} measures Precedent's case base against itself; it does not apply to --engine"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// The cases ablation: the same positions with a one-game case base.
     fn ablation(
         &self,
@@ -333,11 +349,6 @@ impl EvalRun<'_> {
         outcomes: &[Outcome],
         bars: &dyn Bars,
     ) -> Result<super::Comparison, EvalError> {
-        if self.args.engine.is_some() {
-            return Err(EvalError::Other(
-                "--ablation measures Precedent's case base; it does not apply to --engine".into(),
-            ));
-        }
         if self.cb.game_count() == 0 {
             return Err(EvalError::Other(format!(
                 "{}: the case base has no game",
@@ -730,6 +741,44 @@ mod tests {
         assert_eq!(a.lines().count(), 16);
         assert!(a.contains("\"probability\":0."), "the model ran: {a}");
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn comparisons_of_an_external_engine_are_refused_before_it_runs() {
+        let (cb, cfg) = reasoner();
+        // An engine that cannot start: a check made after the engine's run would report that.
+        let engine = Some("/nonexistent/engine".to_string());
+        let cases = [
+            (
+                EvalArgs {
+                    ablation: true,
+                    ..sample(4)
+                },
+                "--ablation",
+            ),
+            (
+                EvalArgs {
+                    compare: Some("/nonexistent/other.cb".into()),
+                    ..sample(4)
+                },
+                "--compare",
+            ),
+            (
+                EvalArgs {
+                    against_default: true,
+                    ..sample(4)
+                },
+                "--against-default",
+            ),
+        ];
+        for (args, flag) in cases {
+            let args = EvalArgs {
+                engine: engine.clone(),
+                ..args
+            };
+            let e = on(&args, &cb, &cfg).pgn(&Silent).expect_err(flag);
+            assert!(e.to_string().starts_with(flag), "{flag}: {e}");
+        }
     }
 
     #[test]
