@@ -108,7 +108,8 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
-    assert_eq!(err.matches("epoch ").count(), 2, "{err}");
+    assert_eq!(err.matches("epoch ").count(), 3, "{err}");
+    assert!(err.contains("epoch   0: the starting weights"), "{err}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("wrote") && text.contains("trained.nnue"),
@@ -116,6 +117,76 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
     );
     let bytes = std::fs::read(&net).expect("the network was written");
     Network::from_bytes(&bytes).expect("a network the engine reads");
+    // Going on from that network: it starts where it ended (its epoch 0 is the trained one's
+    // loss, not a random network's), and a missing or foreign starting file is one line.
+    let more = dir.path().join("more.nnue");
+    let resumed = run(&[
+        "fit-net",
+        "--pgn",
+        pgn.to_str().expect("path"),
+        "--out",
+        more.to_str().expect("path"),
+        "--skip-plies",
+        "0",
+        "--epochs",
+        "1",
+        "--batch",
+        "16",
+        "--init",
+        net.to_str().expect("path"),
+    ]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    let start_loss = |out: &std::process::Output| -> f64 {
+        let err = stderr(out);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("epoch   0"))
+            .unwrap_or_else(|| panic!("no epoch 0 in {err}"));
+        line.rsplit(' ')
+            .next()
+            .and_then(|v| v.parse().ok())
+            .expect("a loss")
+    };
+    let trained_valid: f64 = text
+        .split("validation loss ")
+        .nth(1)
+        .and_then(|v| v.split(' ').next())
+        .and_then(|v| v.parse().ok())
+        .expect("the kept epoch's validation loss");
+    assert!(
+        start_loss(&resumed) < start_loss(&out) && start_loss(&resumed) <= trained_valid + 0.002,
+        "resumed from {} where random weights start at {} and training ended at {trained_valid}",
+        start_loss(&resumed),
+        start_loss(&out)
+    );
+    for (init, says) in [
+        (
+            "/no/such/start.nnue",
+            "/no/such/start.nnue: cannot read the network to start from",
+        ),
+        (
+            pgn.to_str().expect("path"),
+            "analysed.pgn: cannot start from it: not a Precedent network",
+        ),
+    ] {
+        let refused = run(&[
+            "fit-net",
+            "--pgn",
+            pgn.to_str().expect("path"),
+            "--out",
+            more.to_str().expect("path"),
+            "--init",
+            init,
+        ]);
+        assert!(!refused.status.success());
+        assert_eq!(
+            stderr(&refused).trim().lines().count(),
+            1,
+            "{}",
+            stderr(&refused)
+        );
+        assert!(stderr(&refused).contains(says), "{}", stderr(&refused));
+    }
     // Games without evaluations, and an unwritable destination: one line naming the file.
     let plain = dir.path().join("plain.pgn");
     std::fs::write(

@@ -15,7 +15,7 @@
 use precedent::pgn::GameResult;
 use precedent::pgn::{InputError, Selection, for_each_game};
 use precedent::revise::evaluate::evaluate;
-use precedent::revise::nnue::{HIDDEN, INPUTS, Network, QB, SCALE, feature};
+use precedent::revise::nnue::{HIDDEN, INPUTS, Network, NetworkError, QB, SCALE, feature};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -184,6 +184,17 @@ impl Trainee {
             ft_bias: (0..HIDDEN).map(|_| 0.1 + uniform(0.05)).collect(),
             out: (0..2 * HIDDEN).map(|_| uniform(0.1)).collect(),
             out_bias: 0.0,
+        }
+    }
+
+    /// A trainee that starts from `net`'s weights (to go on training it).
+    pub fn from_network(net: &Network) -> Trainee {
+        let (ft, ft_bias, out, out_bias) = net.dequantise();
+        Trainee {
+            ft,
+            ft_bias,
+            out,
+            out_bias,
         }
     }
 
@@ -433,6 +444,10 @@ pub struct NetFitArgs {
     /// Seeds the weights and the order of the positions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Start from this network's weights (e.g. `nets/default.nnue`) instead of random ones: goes
+    /// on training it, e.g. on new games at a lower `--rate`.
+    #[arg(long, value_name = "FILE")]
+    pub init: Option<String>,
 }
 
 /// Why `fit-net` could not train.
@@ -446,6 +461,22 @@ pub enum NetFitError {
         "{0}: too few quiet positions with a [%eval] comment in the games outside fit's test half"
     )]
     TooFew(String),
+    /// The starting network could not be read.
+    #[error("{path}: cannot read the network to start from: {source}")]
+    InitRead {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The starting network is not one this build reads.
+    #[error("{path}: cannot start from it: {source}")]
+    InitNetwork {
+        /// The file.
+        path: String,
+        /// Why.
+        source: NetworkError,
+    },
     /// The network could not be written.
     #[error("{path}: cannot write: {source}")]
     Write {
@@ -501,6 +532,21 @@ pub fn run(
         lambda: args.lambda,
         flip: args.flip,
     };
+    // The starting network first: a bad path is told before minutes of reading.
+    let start = match &args.init {
+        None => Trainee::new(args.seed),
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|source| NetFitError::InitRead {
+                path: path.clone(),
+                source,
+            })?;
+            let net = Network::from_bytes(&bytes).map_err(|source| NetFitError::InitNetwork {
+                path: path.clone(),
+                source,
+            })?;
+            Trainee::from_network(&net)
+        }
+    };
     let mut samples = collect(&args.pgn, &args.extra, reading)?;
     if samples.train.is_empty() || samples.valid.is_empty() {
         return Err(NetFitError::TooFew(args.pgn.clone()));
@@ -520,7 +566,9 @@ pub fn run(
         scale: args.scale,
         seed: args.seed,
     };
-    let (net, best) = train(&mut samples, how, |e| progress(NetFitProgress::Epoch(e)));
+    let (net, best) = train(&mut samples, how, start, |e| {
+        progress(NetFitProgress::Epoch(e))
+    });
     let quantised = net.network();
     std::fs::write(&args.out, quantised.to_bytes()).map_err(|source| NetFitError::Write {
         path: args.out.clone(),
@@ -534,14 +582,15 @@ pub fn run(
     })
 }
 
-/// Trains a network; `report` hears of every epoch. Returns the network of the epoch with the
-/// lowest validation loss.
+/// Trains `net` (e.g. [`Trainee::new`]'s random weights); `report` hears of every epoch, the
+/// starting weights' validation loss first as epoch 0. Returns the network of the epoch with
+/// the lowest validation loss (epoch 0's when no epoch improves on where it started).
 pub fn train(
     samples: &mut NetSamples,
     how: Training,
+    mut net: Trainee,
     mut report: impl FnMut(Epoch),
 ) -> (Trainee, Epoch) {
-    let mut net = Trainee::new(how.seed);
     let mut rng = StdRng::seed_from_u64(how.seed ^ 0x5eed);
     let mut moments = (
         Moments::new(INPUTS * HIDDEN),
@@ -552,7 +601,13 @@ pub fn train(
     let batches = samples.train.len().div_ceil(how.batch.max(1)).max(1);
     let total = (how.epochs * batches) as f32;
     let mut t = 0;
-    let mut best: Option<(Trainee, Epoch)> = None;
+    let start = Epoch {
+        epoch: 0,
+        train: f64::NAN,
+        valid: net_loss(&net, &samples.valid, how.scale),
+    };
+    report(start);
+    let mut best = (net.clone(), start);
     let scale = how.scale as f32;
     for epoch in 1..=how.epochs {
         samples.train.shuffle(&mut rng);
@@ -597,18 +652,11 @@ pub fn train(
             valid: net_loss(&net, &samples.valid, how.scale),
         };
         report(e);
-        if best.as_ref().is_none_or(|(_, b)| e.valid < b.valid) {
-            best = Some((net.clone(), e));
+        if e.valid < best.1.valid {
+            best = (net.clone(), e);
         }
     }
-    best.unwrap_or_else(|| {
-        let e = Epoch {
-            epoch: 0,
-            train: f64::NAN,
-            valid: net_loss(&net, &samples.valid, how.scale),
-        };
-        (net, e)
-    })
+    best
 }
 
 #[cfg(test)]
@@ -637,6 +685,13 @@ mod tests {
             let int = q.evaluate(&q.refresh(pos.board()), pos.turn());
             assert!((real - int as f32).abs() <= 2.0, "{fen}: {real} {int}");
         }
+    }
+
+    #[test]
+    fn a_network_dequantised_quantises_back_to_itself() {
+        let net = precedent::revise::nnue::embedded();
+        let again = Trainee::from_network(net).network();
+        assert!(again.to_bytes() == net.to_bytes());
     }
 
     #[test]
@@ -677,9 +732,18 @@ mod tests {
             scale: 1.0,
             seed: 1,
         };
-        let (net, e) = train(&mut samples, how, |_| {});
+        let (net, e) = train(&mut samples, how, Trainee::new(how.seed), |_| {});
         assert!(e.valid < 0.01, "{e:?}");
         let pos: Chess = parse_fen(wins[0]).expect("fen");
         assert!(net.evaluate(&NetSample::new(&pos, 0.5)) > 200.0);
+        // Going on from it starts where it ended: its epoch 0 already knows the knight.
+        let mut first = None;
+        let again = Training { epochs: 1, ..how };
+        train(&mut samples, again, net, |e| {
+            first.get_or_insert(e);
+        });
+        let first = first.expect("epoch 0 reported");
+        assert_eq!(first.epoch, 0);
+        assert!(first.valid < 0.01, "{first:?}");
     }
 }

@@ -10,6 +10,10 @@ pub fn run(args: NetFitArgs) -> Result<()> {
             "{games} games, {train} training positions, {valid} validation positions; the \
              hand-made evaluation's validation loss {classic:.6}"
         ),
+        NetFitProgress::Epoch(e) if e.epoch == 0 => eprintln!(
+            "epoch   0: the starting weights' validation loss {:.6}",
+            e.valid
+        ),
         NetFitProgress::Epoch(e) => eprintln!(
             "epoch {:3}: training loss {:.6}, validation loss {:.6}",
             e.epoch, e.train, e.valid

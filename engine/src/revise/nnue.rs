@@ -198,6 +198,24 @@ impl Network {
         net
     }
 
+    /// The real-valued weights this network quantised: the inverse of [`Network::quantise`]
+    /// (`(ft, ft_bias, out, out_bias)` in its order), to go on training a network.
+    pub fn dequantise(&self) -> (Vec<f32>, Vec<f32>, Vec<f32>, f32) {
+        let real = |w: i16, s: i32| f32::from(w) / s as f32;
+        let ft = self
+            .ft
+            .iter()
+            .flat_map(|column| column.0.iter().map(|&w| real(w, QA)))
+            .collect();
+        let ft_bias = self.ft_bias.0.iter().map(|&w| real(w, QA)).collect();
+        let out = self
+            .out
+            .iter()
+            .flat_map(|half| half.0.iter().map(|&w| real(w, QB)))
+            .collect();
+        (ft, ft_bias, out, self.out_bias as f32 / (QA * QB) as f32)
+    }
+
     /// The accumulator of `board`, summed from scratch.
     pub fn refresh(&self, board: &Board) -> Accumulator {
         let mut acc = Accumulator([self.ft_bias; 2]);
