@@ -159,6 +159,24 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
         start_loss(&resumed),
         start_loss(&out)
     );
+    // The self-play alone (no --pgn), going on from it.
+    let extra_only = run(&[
+        "fit-net",
+        "--extra",
+        pgn.to_str().expect("path"),
+        "--out",
+        more.to_str().expect("path"),
+        "--epochs",
+        "1",
+        "--batch",
+        "16",
+        "--init",
+        net.to_str().expect("path"),
+    ]);
+    assert!(extra_only.status.success(), "{}", stderr(&extra_only));
+    let neither = run(&["fit-net", "--out", more.to_str().expect("path")]);
+    assert!(!neither.status.success());
+    assert!(stderr(&neither).contains("--pgn"), "{}", stderr(&neither));
     for (init, says) in [
         (
             "/no/such/start.nnue",

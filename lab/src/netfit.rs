@@ -93,15 +93,21 @@ fn sigmoid(v: f64) -> f64 {
 }
 
 /// Reads the quiet positions (not in check, reached and left by a quiet move) with an
-/// evaluation within [`MAX_EVAL`] from the games of `pgn` outside `fit`'s test half, and
-/// from every game of the `extra` files (games of no held-out set, e.g. `gen-net-data`'s).
-pub fn collect(pgn: &str, extra: &[String], how: Reading) -> Result<NetSamples, InputError> {
+/// evaluation within [`MAX_EVAL`] from the games of `pgn` (if any) outside `fit`'s test half,
+/// and from every game of the `extra` files (games of no held-out set, e.g. `gen-net-data`'s).
+pub fn collect(
+    pgn: Option<&str>,
+    extra: &[String],
+    how: Reading,
+) -> Result<NetSamples, InputError> {
     let mut out = NetSamples {
         train: Vec::new(),
         valid: Vec::new(),
         games: 0,
     };
-    read(pgn, true, how, &mut out)?;
+    if let Some(pgn) = pgn {
+        read(pgn, true, how, &mut out)?;
+    }
     for file in extra {
         read(file, false, how, &mut out)?;
     }
@@ -404,8 +410,9 @@ pub fn classic_loss(samples: &[NetSample], scale: f64) -> f64 {
 pub struct NetFitArgs {
     /// Analysed games (`[%eval …]` comments, as Lichess exports them): .pgn, .pgn.zst or -.
     /// Games of `fit`'s test half are left out, so that held-out measurements stay held out.
-    #[arg(long, value_name = "FILE")]
-    pub pgn: String,
+    /// Optional when `--extra` gives the games (e.g. going on from a network with `--init`).
+    #[arg(long, value_name = "FILE", required_unless_present = "extra")]
+    pub pgn: Option<String>,
     /// More analysed games, all of them used (no held-out half): e.g. `scripts/gen-net-data`'s
     /// Stockfish self-play (repeatable).
     #[arg(long, value_name = "FILE")]
@@ -458,7 +465,7 @@ pub enum NetFitError {
     Input(#[from] InputError),
     /// Too few positions to train and validate on.
     #[error(
-        "{0}: too few quiet positions with a [%eval] comment in the games outside fit's test half"
+        "{0}: too few quiet positions with a [%eval] comment (outside fit's test half for --pgn)"
     )]
     TooFew(String),
     /// The starting network could not be read.
@@ -547,9 +554,10 @@ pub fn run(
             Trainee::from_network(&net)
         }
     };
-    let mut samples = collect(&args.pgn, &args.extra, reading)?;
+    let mut samples = collect(args.pgn.as_deref(), &args.extra, reading)?;
     if samples.train.is_empty() || samples.valid.is_empty() {
-        return Err(NetFitError::TooFew(args.pgn.clone()));
+        let files = args.pgn.iter().chain(&args.extra).cloned();
+        return Err(NetFitError::TooFew(files.collect::<Vec<_>>().join(", ")));
     }
     let classic = classic_loss(&samples.valid, args.scale);
     progress(NetFitProgress::Read(
