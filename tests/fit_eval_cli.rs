@@ -120,21 +120,25 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
     // Going on from that network: it starts where it ended (its epoch 0 is the trained one's
     // loss, not a random network's), and a missing or foreign starting file is one line.
     let more = dir.path().join("more.nnue");
-    let resumed = run(&[
-        "fit-net",
-        "--pgn",
-        pgn.to_str().expect("path"),
-        "--out",
-        more.to_str().expect("path"),
-        "--skip-plies",
-        "0",
-        "--epochs",
-        "1",
-        "--batch",
-        "16",
-        "--init",
-        net.to_str().expect("path"),
-    ]);
+    // One epoch from `net` on the games given by `games` (--pgn or --extra).
+    let resume = |games: &str| {
+        run(&[
+            "fit-net",
+            games,
+            pgn.to_str().expect("path"),
+            "--out",
+            more.to_str().expect("path"),
+            "--skip-plies",
+            "0",
+            "--epochs",
+            "1",
+            "--batch",
+            "16",
+            "--init",
+            net.to_str().expect("path"),
+        ])
+    };
+    let resumed = resume("--pgn");
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     let start_loss = |out: &std::process::Output| -> f64 {
         let err = stderr(out);
@@ -160,19 +164,7 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
         start_loss(&out)
     );
     // The self-play alone (no --pgn), going on from it.
-    let extra_only = run(&[
-        "fit-net",
-        "--extra",
-        pgn.to_str().expect("path"),
-        "--out",
-        more.to_str().expect("path"),
-        "--epochs",
-        "1",
-        "--batch",
-        "16",
-        "--init",
-        net.to_str().expect("path"),
-    ]);
+    let extra_only = resume("--extra");
     assert!(extra_only.status.success(), "{}", stderr(&extra_only));
     let neither = run(&["fit-net", "--out", more.to_str().expect("path")]);
     assert!(!neither.status.success());
