@@ -43,6 +43,33 @@ fn gravity(h: &mut i16, bonus: i32) {
     *h = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
 }
 
+/// [`Histories::quiet`] for the moves of one node.
+pub struct QuietScores<'h> {
+    /// The side to move's butterfly table, [from][to].
+    butterfly: &'h [[i16; 64]; 64],
+    /// The continuation rows of the moves one and two plies back, [piece][to].
+    continuation: [Option<&'h [[i16; 64]; 12]>; 2],
+    /// [`piece_index`] of the side to move's pawn (its other pieces follow).
+    pieces: usize,
+}
+
+impl QuietScores<'_> {
+    /// The quiet move `m`'s score.
+    #[inline]
+    pub fn of(&self, m: &Move) -> i32 {
+        let Some(from) = m.from() else {
+            return 0;
+        };
+        let to = m.to() as usize;
+        let piece = self.pieces + (m.role() as usize - 1);
+        let mut s = i32::from(self.butterfly[from as usize][to]);
+        for row in self.continuation.iter().flatten() {
+            s += i32::from(row[piece][to]);
+        }
+        s
+    }
+}
+
 /// The histories.
 pub struct Histories {
     /// [side][from][to].
@@ -103,20 +130,21 @@ impl Histories {
     /// when known).
     #[inline]
     pub fn quiet(&self, color: Color, m: &Move, before: [Option<Moved>; 2]) -> i32 {
-        let Some(from) = m.from() else {
-            return 0;
+        self.quiet_scores(color, before).of(m)
+    }
+
+    /// The quiet moves' scores of one node (`color` to move after `before`): the tables' rows
+    /// looked up once, for the node's every move.
+    #[inline]
+    pub fn quiet_scores(&self, color: Color, before: [Option<Moved>; 2]) -> QuietScores<'_> {
+        let row = |prev: Option<Moved>| {
+            prev.map(|p| &self.continuation[usize::from(p.piece)][usize::from(p.to)])
         };
-        let this = Moved::of(color, m);
-        let mut s = i32::from(
-            self.butterfly[usize::from(color == Color::Black)][from as usize][m.to() as usize],
-        );
-        for prev in before.into_iter().flatten() {
-            s += i32::from(
-                self.continuation[usize::from(prev.piece)][usize::from(prev.to)]
-                    [usize::from(this.piece)][usize::from(this.to)],
-            );
+        QuietScores {
+            butterfly: &self.butterfly[usize::from(color == Color::Black)],
+            continuation: [row(before[0]), row(before[1])],
+            pieces: piece_index(color, Role::Pawn),
         }
-        s
     }
 
     /// Rewards (`bonus` > 0) or punishes the quiet move `m` of `color` after `before`.
@@ -176,5 +204,28 @@ mod tests {
         assert!(h.quiet(Color::White, &m, [Some(prev), None]) < s);
         h.clear();
         assert_eq!(h.quiet(Color::White, &m, [Some(prev), None]), 0);
+    }
+
+    #[test]
+    fn continuation_scores_key_on_the_moves_before_and_the_mover() {
+        let pos = Chess::default();
+        let m = pos.legal_moves()[0];
+        let (a, b) = (Moved { piece: 7, to: 36 }, Moved { piece: 1, to: 21 });
+        let mut h = Histories::new();
+        h.update_quiet(Color::White, &m, [Some(a), Some(b)], 800);
+        let butterfly = h.quiet(Color::White, &m, [None, None]);
+        assert_eq!(butterfly, 800);
+        // Each lookback adds its own row's score, wherever it stands.
+        assert_eq!(h.quiet(Color::White, &m, [Some(a), None]), 1600);
+        assert_eq!(h.quiet(Color::White, &m, [None, Some(a)]), 1600);
+        assert_eq!(h.quiet(Color::White, &m, [Some(a), Some(b)]), 2400);
+        assert_eq!(
+            h.quiet(Color::White, &m, [Some(b), Some(Moved { piece: 2, to: 9 })]),
+            1600
+        );
+        // The same squares for the other side's piece are another entry.
+        assert_eq!(h.quiet(Color::Black, &m, [Some(a), Some(b)]), 0);
+        let scores = h.quiet_scores(Color::White, [Some(a), Some(b)]);
+        assert_eq!(scores.of(&m), 2400);
     }
 }

@@ -289,7 +289,14 @@ impl Delta {
 impl Accumulator {
     /// The accumulator after `m`, played by `turn`, from `self`, the accumulator before it.
     pub fn update(&self, net: &Network, turn: Color, m: &Move) -> Accumulator {
-        let mut next = *self;
+        let mut next = Accumulator::default();
+        self.update_into(net, turn, m, &mut next);
+        next
+    }
+
+    /// [`Accumulator::update`] written into `next` (in one pass over both accumulators, where
+    /// a copy and then the changes would pass over the new one twice or more).
+    pub fn update_into(&self, net: &Network, turn: Color, m: &Move, next: &mut Accumulator) {
         let them = !turn;
         for (v, view) in [Color::White, Color::Black].into_iter().enumerate() {
             let f = |color, role, sq| feature(view, color, role, sq);
@@ -338,9 +345,13 @@ impl Accumulator {
             }
             let adds: [&Half; 2] = [&net.ft[d.add[0]], &net.ft[d.add[1]]];
             let subs: [&Half; 2] = [&net.ft[d.sub[0]], &net.ft[d.sub[1]]];
-            (kernels().update)(&mut next.0[v], &adds[..d.n_add], &subs[..d.n_sub]);
+            (kernels().apply)(
+                &self.0[v],
+                &mut next.0[v],
+                &adds[..d.n_add],
+                &subs[..d.n_sub],
+            );
         }
-        next
     }
 }
 
@@ -348,6 +359,7 @@ impl Accumulator {
 #[derive(Clone, Copy)]
 struct Kernels {
     update: fn(&mut Half, &[&Half], &[&Half]),
+    apply: fn(&Half, &mut Half, &[&Half], &[&Half]),
     output_fn: fn(&Half, &Half) -> i32,
 }
 
@@ -372,6 +384,41 @@ fn update_generic(acc: &mut Half, adds: &[&Half], subs: &[&Half]) {
     }
 }
 
+/// `to = from + Σ adds − Σ subs`, in one pass for the shapes a move makes (one column in and
+/// one or two out; two in and two out when castling).
+#[inline(always)]
+fn apply_generic(from: &Half, to: &mut Half, adds: &[&Half], subs: &[&Half]) {
+    let (x, y) = (&from.0, &mut to.0);
+    match (adds, subs) {
+        ([a], [s]) => {
+            for i in 0..HIDDEN {
+                y[i] = x[i].wrapping_add(a.0[i]).wrapping_sub(s.0[i]);
+            }
+        }
+        ([a], [s, t]) => {
+            for i in 0..HIDDEN {
+                y[i] = x[i]
+                    .wrapping_add(a.0[i])
+                    .wrapping_sub(s.0[i])
+                    .wrapping_sub(t.0[i]);
+            }
+        }
+        ([a, b], [s, t]) => {
+            for i in 0..HIDDEN {
+                y[i] = x[i]
+                    .wrapping_add(a.0[i])
+                    .wrapping_add(b.0[i])
+                    .wrapping_sub(s.0[i])
+                    .wrapping_sub(t.0[i]);
+            }
+        }
+        _ => {
+            *to = *from;
+            update_generic(to, adds, subs);
+        }
+    }
+}
+
 /// Σ clamp(x, 0, QA)² · w, computed as (clamp(x)·w) · clamp(x) so that the first product fits
 /// 16 bits (the trainer keeps |w| ≤ 127 / QB).
 #[inline(always)]
@@ -392,6 +439,12 @@ fn update_avx2(acc: &mut Half, adds: &[&Half], subs: &[&Half]) {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+fn apply_avx2(from: &Half, to: &mut Half, adds: &[&Half], subs: &[&Half]) {
+    apply_generic(from, to, adds, subs)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
 fn output_avx2(acc: &Half, w: &Half) -> i32 {
     output_generic(acc, w)
 }
@@ -400,6 +453,12 @@ fn output_avx2(acc: &Half, w: &Half) -> i32 {
 #[target_feature(enable = "avx512f,avx512bw")]
 fn update_avx512(acc: &mut Half, adds: &[&Half], subs: &[&Half]) {
     update_generic(acc, adds, subs)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn apply_avx512(from: &Half, to: &mut Half, adds: &[&Half], subs: &[&Half]) {
+    apply_generic(from, to, adds, subs)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -417,6 +476,7 @@ fn kernels() -> &'static Kernels {
                 // SAFETY: the features the functions enable were just detected.
                 return Kernels {
                     update: |a, p, m| unsafe { update_avx512(a, p, m) },
+                    apply: |f, t, p, m| unsafe { apply_avx512(f, t, p, m) },
                     output_fn: |a, w| unsafe { output_avx512(a, w) },
                 };
             }
@@ -424,12 +484,14 @@ fn kernels() -> &'static Kernels {
                 // SAFETY: as above.
                 return Kernels {
                     update: |a, p, m| unsafe { update_avx2(a, p, m) },
+                    apply: |f, t, p, m| unsafe { apply_avx2(f, t, p, m) },
                     output_fn: |a, w| unsafe { output_avx2(a, w) },
                 };
             }
         }
         Kernels {
             update: update_generic,
+            apply: apply_generic,
             output_fn: output_generic,
         }
     })
@@ -491,6 +553,28 @@ mod tests {
                 pos.play_unchecked(m);
                 assert_eq!(acc, net.refresh(pos.board()), "after {u}");
             }
+        }
+    }
+
+    #[test]
+    fn the_one_pass_update_equals_a_copy_and_the_changes() {
+        let net = network();
+        let from = net.refresh(Chess::default().board()).0[0];
+        let col = |i: usize| &net.ft[i];
+        for (adds, subs) in [
+            (vec![col(3)], vec![col(70)]),
+            (vec![col(5)], vec![col(100), col(200)]),
+            (vec![col(7), col(300)], vec![col(11), col(500)]),
+            (vec![col(1), col(2), col(4)], vec![]),
+        ] {
+            let mut expected = from;
+            update_generic(&mut expected, &adds, &subs);
+            let mut got = Half([0; HIDDEN]);
+            apply_generic(&from, &mut got, &adds, &subs);
+            assert_eq!(got, expected, "{} in, {} out", adds.len(), subs.len());
+            let mut got = Half([0; HIDDEN]);
+            (kernels().apply)(&from, &mut got, &adds, &subs);
+            assert_eq!(got, expected, "this CPU's kernel");
         }
     }
 

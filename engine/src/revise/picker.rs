@@ -160,6 +160,7 @@ impl Picker {
                         self.moves.swap_remove(i);
                     }
                     let color = pos.turn();
+                    let quiet = histories.quiet_scores(color, before);
                     for (i, m) in self.moves.iter().enumerate() {
                         self.scores[i] = if is_tactical(m) {
                             GOOD_TACTICAL + mvv_lva(m) * 64 + histories.capture(color, m) / 16
@@ -168,7 +169,7 @@ impl Picker {
                         } else if self.killers[1] == Some(*m) {
                             KILLER
                         } else {
-                            histories.quiet(color, m, before)
+                            quiet.of(m)
                         };
                     }
                 }
@@ -177,8 +178,14 @@ impl Picker {
                         self.stage = Stage::Bad;
                         continue;
                     };
-                    let m = self.moves[i];
                     let score = self.scores[i];
+                    if self.skip_quiets && score < GOOD_TACTICAL {
+                        // Every tactical move scores above every quiet one: only quiet moves
+                        // are left, and none is wanted.
+                        self.stage = Stage::Bad;
+                        continue;
+                    }
+                    let m = self.moves[i];
                     self.take(i);
                     if score >= GOOD_TACTICAL {
                         // A capture that loses material waits for the end.
@@ -187,9 +194,6 @@ impl Picker {
                             continue;
                         }
                         return Some((m, Kind::GoodTactical));
-                    }
-                    if self.skip_quiets {
-                        continue;
                     }
                     let kind = if score >= KILLER {
                         Kind::Killer

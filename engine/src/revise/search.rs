@@ -369,10 +369,11 @@ impl<'a, 't> Searcher<'a, 't> {
             return net.evaluate(&self.sums[ply], pos.turn());
         }
         for p in top + 1..=ply {
-            self.sums[p] = match self.stack[p].sums {
-                Sums::After(turn, m) => self.sums[p - 1].update(net, turn, &m),
-                _ => self.sums[p - 1],
-            };
+            let (before, after) = self.sums.split_at_mut(p);
+            match self.stack[p].sums {
+                Sums::After(turn, m) => before[p - 1].update_into(net, turn, &m, &mut after[0]),
+                _ => after[0] = before[p - 1],
+            }
             self.stack[p].sums = Sums::Fresh;
         }
         net.evaluate(&self.sums[ply], pos.turn())
