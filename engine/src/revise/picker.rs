@@ -220,13 +220,11 @@ impl Picker {
         if self.next >= n {
             return None;
         }
-        let mut best = self.next;
-        for i in self.next + 1..n {
-            if self.scores[i] > self.scores[best] {
-                best = i;
-            }
-        }
-        Some(best)
+        // The first of the highest: the maximum in one pass the compiler vectorises, then
+        // where it first stands.
+        let rest = &self.scores[self.next..n];
+        let max = rest.iter().copied().max()?;
+        rest.iter().position(|&s| s == max).map(|i| self.next + i)
     }
 
     /// Moves entry `i` to the handed-out prefix.
