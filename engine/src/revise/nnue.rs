@@ -6,7 +6,7 @@
 //!
 //! The hidden layer's sums (the *accumulator*) change by a few columns when a move is made, so
 //! the search keeps one per ply and updates it instead of summing every piece again
-//! ([`Accumulator::update`]). Weights are integers: the feature transformer's scaled by [`QA`],
+//! ([`Accumulator::update_into`]). Weights are integers: the feature transformer's scaled by [`QA`],
 //! the output's by [`QB`]; the evaluation is `SCALE · y` centipawns for the network's real
 //! output `y`.
 //!
@@ -287,15 +287,9 @@ impl Delta {
 }
 
 impl Accumulator {
-    /// The accumulator after `m`, played by `turn`, from `self`, the accumulator before it.
-    pub fn update(&self, net: &Network, turn: Color, m: &Move) -> Accumulator {
-        let mut next = Accumulator::default();
-        self.update_into(net, turn, m, &mut next);
-        next
-    }
-
-    /// [`Accumulator::update`] written into `next` (in one pass over both accumulators, where
-    /// a copy and then the changes would pass over the new one twice or more).
+    /// Writes into `next` the accumulator after `m`, played by `turn`, from `self`, the
+    /// accumulator before it (in one pass over both, where a copy and then the changes would
+    /// pass over the new one twice or more).
     pub fn update_into(&self, net: &Network, turn: Color, m: &Move, next: &mut Accumulator) {
         let them = !turn;
         for (v, view) in [Color::White, Color::Black].into_iter().enumerate() {
@@ -549,7 +543,8 @@ mod tests {
                     .into_iter()
                     .find(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string() == *u)
                     .unwrap_or_else(|| panic!("{u} is not legal"));
-                acc = acc.update(&net, pos.turn(), &m);
+                let before = acc;
+                before.update_into(&net, pos.turn(), &m, &mut acc);
                 pos.play_unchecked(m);
                 assert_eq!(acc, net.refresh(pos.board()), "after {u}");
             }
