@@ -109,6 +109,18 @@ fn bad_input_is_one_line_naming_it() {
     let missing = dir.path().join("missing.pgn");
     let no_dir = dir.path().join("no-such-dir/out.pgn");
     let no_engine = dir.path().join("no-engine");
+    let garbled_out = dir.path().join("garbled.pgn");
+    // An engine whose score is not a number.
+    let garbled = dir.path().join("garbled.sh");
+    fs::write(
+        &garbled,
+        "#!/bin/sh\nwhile read l; do case \"$l\" in uci) echo uciok;; isready) echo readyok;; \
+         go*) echo 'info score cp x pv e2e4'; echo 'bestmove e2e4';; quit) exit;; esac; done\n",
+    )
+    .expect("write");
+    let mut perms = fs::metadata(&garbled).expect("garbled").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(&garbled, perms).expect("make it executable");
     let cases: Vec<(&Path, &Path, &Path, String)> = vec![
         (
             &out,
@@ -129,6 +141,12 @@ fn bad_input_is_one_line_naming_it() {
             format!("engine {}", no_engine.display()),
         ),
         (
+            &garbled_out,
+            &openings,
+            &garbled,
+            format!("engine {}: unreadable line", garbled.display()),
+        ),
+        (
             &no_dir,
             &openings,
             &eng,
@@ -144,6 +162,9 @@ fn bad_input_is_one_line_naming_it() {
         assert_eq!(err.trim().lines().count(), 1, "{expected}: {err}");
     }
     assert!(!out.exists(), "a refused run wrote {}", out.display());
+    // The engine failed after the output was opened: it holds no game.
+    let text = fs::read_to_string(&garbled_out).unwrap_or_default();
+    assert!(sites(&text).is_empty(), "{text}");
 }
 
 #[test]
