@@ -111,16 +111,7 @@ fn bad_input_is_one_line_naming_it() {
     let no_engine = dir.path().join("no-engine");
     let garbled_out = dir.path().join("garbled.pgn");
     // An engine whose score is not a number.
-    let garbled = dir.path().join("garbled.sh");
-    fs::write(
-        &garbled,
-        "#!/bin/sh\nwhile read l; do case \"$l\" in uci) echo uciok;; isready) echo readyok;; \
-         go*) echo 'info score cp x pv e2e4'; echo 'bestmove e2e4';; quit) exit;; esac; done\n",
-    )
-    .expect("write");
-    let mut perms = fs::metadata(&garbled).expect("garbled").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    fs::set_permissions(&garbled, perms).expect("make it executable");
+    let garbled = common::fixture("engines/garbled.sh");
     let cases: Vec<(&Path, &Path, &Path, String)> = vec![
         (
             &out,
