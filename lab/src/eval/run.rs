@@ -710,7 +710,7 @@ mod tests {
 
     #[test]
     fn a_level_searched_to_a_depth_repeats_move_for_move_on_two_threads() {
-        // Level 2200 draws among the moves its search and the cases rate; with a depth instead
+        // Level 2200 chooses among the moves its search and the cases rate; with a depth instead
         // of a clock, neither the machine's load nor the threads' order may change a move or a
         // probability.
         let cfg = EngineConfig {
