@@ -197,7 +197,7 @@ fn info_reports_players_and_rating_bands() {
         "--json",
     ]);
     let info = run_json(&["info", out.to_str().expect("path"), "--json"]);
-    assert_eq!(info["format_version"], 3);
+    assert_eq!(info["format_version"], 4);
     assert_eq!(info["games"], 4);
     // 27 cases on 24 distinct boards: the start position and the position after 1. e4 recur
     // across the games and are stored once each.
@@ -209,6 +209,8 @@ fn info_reports_players_and_rating_bands() {
     assert_eq!(families.len(), 8);
     assert!(families.iter().all(|f| f["patterns"].as_u64() > Some(0)));
     assert!(info["index_entries"].as_u64() > Some(0));
+    // The policy knows every move legal in the cases' positions: the start position's 20 at least.
+    assert!(info["policy_moves"].as_u64().expect("policy_moves") >= 20);
     // Alice moves in games 1 (3), 3 (2) and 7 (3).
     assert_eq!(info["top_players"][0]["name"], "Alice");
     assert_eq!(info["top_players"][0]["cases"], 8);
@@ -235,7 +237,8 @@ fn info_reports_players_and_rating_bands() {
     assert_eq!(info["unrated_cases"], 2);
     let text = run(&["info", out.to_str().expect("path")]);
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("format version 3"), "{text}");
+    assert!(text.contains("format version 4"), "{text}");
+    assert!(text.contains("policy         95 moves"), "{text}");
     assert!(
         text.contains("24 distinct boards (1.125 cases a board)"),
         "{text}"

@@ -448,7 +448,7 @@ pub fn run(
         players.push(PlayerSpec::Precedent {
             name: g.label.clone(),
             casebase: Some(file),
-            config: cfg.reasoner.clone(),
+            config: Box::new(cfg.reasoner.clone()),
         });
     }
     let stages = cfg.stages.max(1);

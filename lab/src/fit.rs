@@ -9,6 +9,7 @@
 //! against a one-game case base's evidence (the cases ablation, Δcases). Feature families can be
 //! dropped and the model refitted on the same evidence, to see what each adds.
 
+pub mod network;
 mod run;
 
 pub use run::{FitArgs, FitReport, FitRunError, run, sample_halves};
@@ -28,8 +29,11 @@ use precedent::casebase::patterns::{LastMove, MoveContext};
 use precedent::casebase::{CaseBase, CaseBaseError};
 use precedent::engine::config::{EngineConfig, Level};
 use precedent::engine::{ThinkLimits, judge_position};
-use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards, probabilities};
-use precedent::model::{FEATURES, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, Smoothing, evidence};
+use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards};
+use precedent::model::network::Network;
+use precedent::model::{
+    Context, Evidence, FEATURES, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, Smoothing, evidence,
+};
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
 use precedent::revise::search::Iteration;
@@ -82,6 +86,50 @@ pub struct Item {
     pub ply: u32,
     /// Whether it belongs to the test half.
     pub test: bool,
+    /// The position's context (the same with either case base).
+    pub context: Context,
+}
+
+impl Item {
+    /// The evidence as the engine would see it: with the case base, or the one-game case
+    /// base's (`None` if not recorded).
+    pub fn evidence(&self, ablated: bool) -> Option<Evidence> {
+        let features = if ablated {
+            self.ablated.clone()?
+        } else {
+            self.features.clone()
+        };
+        Some(Evidence {
+            moves: self.moves.clone(),
+            features,
+            context: self.context,
+        })
+    }
+}
+
+/// The network whose scores examples carry as fixed offsets, and the rating it reads: a fixed
+/// one (the default style's, a level's band), or each position's mover's (`None`).
+#[derive(Clone, Copy)]
+pub struct Offsets<'a> {
+    /// The network.
+    pub network: &'a Network,
+    /// The rating it is read at; `None`: each position's mover's (the network's own without).
+    pub rating: Option<f64>,
+}
+
+impl Offsets<'_> {
+    /// The network's score of each move of `it` (with the one-game case base's features when
+    /// `ablated`).
+    fn of(&self, it: &Item, ablated: bool) -> Option<Vec<f64>> {
+        let e = it.evidence(ablated)?;
+        let rating = self
+            .rating
+            .or(it.elo.map(f64::from))
+            .unwrap_or(self.network.rating);
+        let mut net = self.network.clone();
+        net.rating = rating;
+        Some(net.scores(&e))
+    }
 }
 
 thread_local! {
@@ -227,6 +275,7 @@ pub fn features(
         elo: r.elo,
         ply: r.ply,
         test: r.test,
+        context: own.context,
     })
 }
 
@@ -268,10 +317,15 @@ pub fn load(path: &Path) -> io::Result<Vec<Record>> {
 }
 
 /// The examples of `items` with only the features in `keep` (others set to zero), from the
-/// ablated evidence when `ablated`.
-pub fn examples(items: &[&Item], keep: &[bool; N_FEATURES], ablated: bool) -> Vec<Example> {
+/// ablated evidence when `ablated`, with the network's scores as offsets when given.
+pub fn examples(
+    items: &[&Item],
+    keep: &[bool; N_FEATURES],
+    ablated: bool,
+    offsets: Option<Offsets<'_>>,
+) -> Vec<Example> {
     items
-        .iter()
+        .par_iter()
         .filter_map(|it| {
             let features = if ablated {
                 it.ablated.as_ref()?
@@ -289,6 +343,10 @@ pub fn examples(items: &[&Item], keep: &[bool; N_FEATURES], ablated: bool) -> Ve
                     })
                     .collect(),
                 played: it.played,
+                offsets: match offsets {
+                    Some(o) => o.of(it, ablated)?,
+                    None => Vec::new(),
+                },
             })
         })
         .collect()
@@ -322,7 +380,7 @@ pub fn score(examples: &[Example], w: &[f64]) -> Scores {
     let mut ll = 0.0;
     let mut top3 = 0;
     for e in examples {
-        let p = probabilities(&e.features, w);
+        let p = e.probabilities(w);
         let mine = p[e.played];
         let better = p.iter().filter(|q| **q > mine).count();
         // Ties are broken against the human's move: a uniform model does not "match".
@@ -367,10 +425,23 @@ pub fn variant(
     keep: &[bool; N_FEATURES],
     ridge: f64,
 ) -> Result<(Variant, Fitted), precedent::model::fit::FitError> {
-    let train = examples(fit_items, keep, false);
+    let train = examples(fit_items, keep, false, None);
     let fitted = fit(&train, N_FEATURES, ridge)?;
-    let test = score(&examples(test_items, keep, false), &fitted.weights);
-    let ablated_examples = examples(test_items, keep, true);
+    let (variant, _) = scored(name, test_items, keep, &fitted, None);
+    Ok((variant, fitted))
+}
+
+/// How weights `fitted` (with the network's offsets, when given) do on the test items, and
+/// with the one-game case base's features (Δcases); the test's scores beside.
+pub fn scored(
+    name: &str,
+    test_items: &[&Item],
+    keep: &[bool; N_FEATURES],
+    fitted: &Fitted,
+    offsets: Option<Offsets<'_>>,
+) -> (Variant, Scores) {
+    let test = score(&examples(test_items, keep, false, offsets), &fitted.weights);
+    let ablated_examples = examples(test_items, keep, true, offsets);
     let ablated = (ablated_examples.len() == test_items.len() && !ablated_examples.is_empty())
         .then(|| score(&ablated_examples, &fitted.weights));
     let delta_cases = ablated.as_ref().map(|a| paired_delta(&test.hits, &a.hits));
@@ -381,7 +452,8 @@ pub fn variant(
         .filter(|((_, w), _)| **w != 0.0)
         .map(|((n, w), se)| (n.to_string(), *w, *se))
         .collect();
-    Ok((
+    let scores = test.clone();
+    (
         Variant {
             name: name.to_string(),
             weights,
@@ -390,37 +462,39 @@ pub fn variant(
             ablated,
             delta_cases,
         },
-        fitted,
-    ))
+        scores,
+    )
 }
 
 /// A blunder, for the temperature of a level: a move that the search (at the fit's thinking
 /// time) found at least this many pawns worse than the best.
 pub const BLUNDER_PAWNS: f64 = 2.0;
 
-/// The mean of `value` over the humans' moves of `items`, and its expectation for a player
-/// drawing moves from the model with `weights` at `temperature` (∝ P^(1/T)).
+/// The mean of `value` over the humans' moves of `examples`, and its expectation for a player
+/// drawing moves from the model with `weights` (and the examples' offsets) at `temperature`
+/// (∝ P^(1/T)).
 fn human_and_drawn(
-    items: &[&Item],
+    examples: &[Example],
     weights: &[f64],
     temperature: f64,
-    value: impl Fn(&[f64; N_FEATURES]) -> f64 + Sync,
+    value: impl Fn(&[f64]) -> f64 + Sync,
 ) -> (f64, f64) {
-    let n = items.len().max(1) as f64;
-    let human = items
+    let n = examples.len().max(1) as f64;
+    let human = examples
         .iter()
-        .map(|it| value(&it.features[it.played]))
+        .map(|e| value(&e.features[e.played]))
         .sum::<f64>()
         / n;
-    let scaled: Vec<f64> = weights.iter().map(|w| w / temperature).collect();
-    let model: f64 = items
+    let model: f64 = examples
         .par_iter()
-        .map(|it| {
-            let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
-            probabilities(&rows, &scaled)
+        .map(|e| {
+            let p = e.probabilities(weights);
+            let scaled: Vec<f64> = p.iter().map(|q| q.powf(1.0 / temperature)).collect();
+            let total: f64 = scaled.iter().sum();
+            scaled
                 .iter()
-                .zip(&it.features)
-                .map(|(p, x)| p * value(x))
+                .zip(&e.features)
+                .map(|(q, x)| q / total * value(x))
                 .sum::<f64>()
         })
         .sum::<f64>()
@@ -428,31 +502,31 @@ fn human_and_drawn(
     (human, model)
 }
 
-/// How often the humans of `items` blundered, and how often a player drawing moves from the
+/// How often the humans of `examples` blundered, and how often a player drawing moves from the
 /// model with `weights` at `temperature` (∝ P^(1/T)) would, in expectation, by the same measure.
-pub fn blunder_rates(items: &[&Item], weights: &[f64], temperature: f64) -> (f64, f64) {
+pub fn blunder_rates(examples: &[Example], weights: &[f64], temperature: f64) -> (f64, f64) {
     let k = LOSS_LAST_FEATURE;
-    human_and_drawn(items, weights, temperature, |x| {
+    human_and_drawn(examples, weights, temperature, |x| {
         if x[k] >= BLUNDER_PAWNS { 1.0 } else { 0.0 }
     })
 }
 
-/// The humans' mean loss on `items` (the search's last-iteration loss of the move played, in
+/// The humans' mean loss on `examples` (the search's last-iteration loss of the move played, in
 /// pawns, capped), and the expected mean loss of a player drawing from the model at
 /// `temperature`.
-pub fn mean_losses(items: &[&Item], weights: &[f64], temperature: f64) -> (f64, f64) {
+pub fn mean_losses(examples: &[Example], weights: &[f64], temperature: f64) -> (f64, f64) {
     let k = LOSS_LAST_FEATURE;
-    human_and_drawn(items, weights, temperature, |x| x[k])
+    human_and_drawn(examples, weights, temperature, |x| x[k])
 }
 
 /// The temperature at which drawing from the model loses as much, on average, as the humans
 /// of `items` (bisection on log T within 0.05–5; the nearer end when it cannot be met). The
 /// mean loss, not the blunder rate, is matched: blunders are rare enough (1–2 % by the fit's
 /// search) that a band's thousand positions hold too few of them to set a temperature.
-pub fn calibrate_temperature(items: &[&Item], weights: &[f64]) -> f64 {
+pub fn calibrate_temperature(examples: &[Example], weights: &[f64]) -> f64 {
     let (lo_t, hi_t) = (0.05f64, 5.0f64);
-    let (target, _) = mean_losses(items, weights, 1.0);
-    let rate = |t: f64| mean_losses(items, weights, t).1;
+    let (target, _) = mean_losses(examples, weights, 1.0);
+    let rate = |t: f64| mean_losses(examples, weights, t).1;
     if rate(lo_t) >= target {
         return lo_t;
     }
@@ -498,7 +572,8 @@ pub struct LevelFit {
 
 impl LevelFit {
     /// The level to play: its Elo the band's middle, its search weighed as fitted, read with
-    /// the evaluation it was fitted on (`eval`; `auto` is the move model's, the hand-made one).
+    /// the evaluation it was fitted on (`eval`; `auto`: the network), with the model's network
+    /// at the band's middle rating.
     pub fn level(&self, smoothing: Smoothing, eval: Evaluation) -> Level {
         Level {
             elo: (u32::from(self.min_rating) + u32::from(self.max_rating)).div_ceil(2) as u16,
@@ -508,24 +583,32 @@ impl LevelFit {
             search_weight: 1.0,
             errors: None,
             evaluation: (eval != Evaluation::Auto).then_some(eval),
+            share_network: true,
             model: ModelConfig::from_vector(&self.weights, smoothing),
         }
     }
 }
 
-/// Fits one level on the items of a band; `generic` are the weights of all bands (the prior).
+/// Fits one level on the items of a band; `generic` are the weights of all bands (the prior),
+/// `network` the model's network, read at the band's middle rating.
 pub fn fit_level(
     band: (u16, u16),
     fit_items: &[&Item],
     test_items: &[&Item],
     generic: &[f64],
     ridge: f64,
+    network: Option<&Network>,
 ) -> Result<LevelFit, FitError> {
     let all = [true; N_FEATURES];
-    let fitted = fit_towards(&examples(fit_items, &all, false), generic, ridge)?;
-    let test_examples = examples(test_items, &all, false);
-    let temperature = calibrate_temperature(fit_items, &fitted.weights);
-    let (human_blunders, model_blunders) = blunder_rates(fit_items, &fitted.weights, temperature);
+    let offsets = network.map(|network| Offsets {
+        network,
+        rating: Some((f64::from(band.0) + f64::from(band.1)) / 2.0),
+    });
+    let train = examples(fit_items, &all, false, offsets);
+    let fitted = fit_towards(&train, generic, ridge)?;
+    let test_examples = examples(test_items, &all, false, offsets);
+    let temperature = calibrate_temperature(&train, &fitted.weights);
+    let (human_blunders, model_blunders) = blunder_rates(&train, &fitted.weights, temperature);
     Ok(LevelFit {
         min_rating: band.0,
         max_rating: band.1,
@@ -597,6 +680,7 @@ mod tests {
         let e = Example {
             features: vec![vec![1.0], vec![1.0], vec![0.0]],
             played: 0,
+            ..Example::default()
         };
         let s = score(std::slice::from_ref(&e), &[1.0]);
         assert_eq!((s.matches, s.top3), (0, 1.0));

@@ -22,8 +22,7 @@ use crate::eval::{BLUNDER_CP, EvalError, judge_moves, paired_delta, wilson};
 use crate::fit::{BLUNDER_PAWNS, Item};
 use precedent::engine::config::{EngineConfig, ErringRule};
 use precedent::engine::draw_in;
-use precedent::model::fit::probabilities;
-use precedent::model::{LOSS_LAST_FEATURE, N_FEATURES, most_probable};
+use precedent::model::{Evidence, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, most_probable};
 
 /// How a way to play picks its move from the model's probabilities.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -43,16 +42,16 @@ pub enum Choice {
     Rule(ErringRule),
 }
 
-/// A way to play: a model's weights (in [`precedent::model::FEATURES`] order) and how the move
-/// is picked from its probabilities.
+/// A way to play: a model (its weights and network, as the engine resolves them) and how the
+/// move is picked from its probabilities.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Policy {
     /// What the report calls it.
     pub name: String,
     /// The level's search weight, when the model is a level's.
     pub search_weight: Option<f64>,
-    /// The model's weights, the level's search weight applied.
-    pub weights: Vec<f64>,
+    /// The model, the level's search weight applied and its network at the level's rating.
+    pub model: ModelConfig,
     /// How the move is picked.
     pub choice: Choice,
 }
@@ -61,18 +60,19 @@ impl Policy {
     /// The index of the move this way to play chooses among `item`'s moves, as the engine
     /// chooses it from the same evidence.
     pub fn choose(&self, item: &Item) -> usize {
-        self.choose_among(&item.features, &item.position)
+        let e = item.evidence(false).unwrap_or_default();
+        self.choose_among(&e, &item.position)
     }
 
     /// The same with the one-game case base's evidence of the item (the cases ablation), when
     /// it was gathered.
     pub fn choose_one_game(&self, item: &Item) -> Option<usize> {
-        Some(self.choose_among(item.ablated.as_ref()?, &item.position))
+        Some(self.choose_among(&item.evidence(true)?, &item.position))
     }
 
-    fn choose_among(&self, features: &[[f64; N_FEATURES]], position: &Chess) -> usize {
-        let rows: Vec<Vec<f64>> = features.iter().map(|x| x.to_vec()).collect();
-        let p = probabilities(&rows, &self.weights);
+    fn choose_among(&self, evidence: &Evidence, position: &Chess) -> usize {
+        let p = self.model.probabilities(evidence);
+        let features: &[[f64; N_FEATURES]] = &evidence.features;
         match self.choice {
             Choice::MostProbable => most_probable(&p),
             Choice::Draw { temperature, seed } => draw_in(position, &p, temperature, Some(seed)),
@@ -119,7 +119,7 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
     let mut out = vec![Policy {
         name: "default style (imitate)".into(),
         search_weight: None,
-        weights: cfg.model.vector().to_vec(),
+        model: cfg.model.clone(),
         choice: Choice::MostProbable,
     }];
     let or_own = |given: &[f64], own: Vec<f64>| {
@@ -161,11 +161,11 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
         for l in at.levels.iter_mut().filter(|l| l.elo == level.elo) {
             l.search_weight = w;
         }
-        let model = at.resolved().0.model.vector().to_vec();
+        let model = at.resolved().0.model.clone();
         let policy = |kind: &str, choice| Policy {
             name: format!("level {}, {kind}", level.elo),
             search_weight: Some(w),
-            weights: model.clone(),
+            model: model.clone(),
             choice,
         };
         out.push(policy("most probable", Choice::MostProbable));
@@ -564,7 +564,12 @@ mod tests {
             elo: Some(1500),
             ply: 20,
             test: true,
+            context: precedent::model::Context::default(),
         }
+    }
+
+    fn linear(weights: &[f64]) -> ModelConfig {
+        ModelConfig::from_vector(weights, precedent::model::Smoothing::default())
     }
 
     fn policy(name: &str, choice: Choice) -> Policy {
@@ -573,7 +578,7 @@ mod tests {
         Policy {
             name: name.into(),
             search_weight: Some(1.0),
-            weights,
+            model: linear(&weights),
             choice,
         }
     }
@@ -645,8 +650,8 @@ mod tests {
         );
         assert_eq!(f.rows[1].temperature, Some(0.01));
         for (it, chosen) in items.iter().zip(&f.rows[2].chosen) {
-            let rows: Vec<Vec<f64>> = it.features.iter().map(|x| x.to_vec()).collect();
-            let p = probabilities(&rows, &policy("", Choice::MostProbable).weights);
+            let e = it.evidence(false).expect("evidence");
+            let p = policy("", Choice::MostProbable).model.probabilities(&e);
             let engine = draw_in(&it.position, &p, 100.0, Some(7));
             assert_eq!(*chosen, engine);
         }
@@ -693,7 +698,7 @@ mod tests {
         let p = Policy {
             name: "most probable".into(),
             search_weight: None,
-            weights,
+            model: linear(&weights),
             choice: Choice::MostProbable,
         };
         let f = trace(&[&a], std::slice::from_ref(&p));
@@ -754,7 +759,7 @@ mod tests {
         let names: Vec<&str> = ps.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names[0], "default style (imitate)");
         assert_eq!(ps.len(), 1 + 2 * 3, "{names:?}");
-        assert_eq!(ps[0].weights, cfg.model.vector().to_vec());
+        assert_eq!(ps[0].model, cfg.model);
         let level = cfg.level_for(1400).expect("level 1400").level.clone();
         let own = level.model.vector();
         for (p, w) in [(&ps[1], 0.5), (&ps[4], 2.0)] {
@@ -762,7 +767,7 @@ mod tests {
             for k in 0..FEATURES.len() {
                 let factor = if k >= FIRST_SEARCH_FEATURE { w } else { 1.0 };
                 assert!(
-                    (p.weights[k] - own[k] * factor).abs() < 1e-12,
+                    (p.model.vector()[k] - own[k] * factor).abs() < 1e-12,
                     "{}",
                     FEATURES[k]
                 );

@@ -225,7 +225,7 @@ mod tests {
                 let Ok(PlayerSpec::Precedent { config, .. }) = spec.parse::<PlayerSpec>() else {
                     panic!("{spec} refused");
                 };
-                assert_eq!(config, want, "{} through the match spec", s.name);
+                assert_eq!(*config, want, "{} through the match spec", s.name);
             }
             let names = s.uci_names();
             if !names.is_empty() {

@@ -1,4 +1,4 @@
-//! The file layout of a case base, version 3. All integers little-endian.
+//! The file layout of a case base, version 4. All integers little-endian.
 //!
 //! ```text
 //! 0    magic "PRECEDNT"            8 bytes
@@ -27,6 +27,11 @@
 //! 176  index-directory offset     u64   (2^bits + 1) × u32: entries whose key starts with p
 //!                                       are [d[p], d[p+1]) of the position index
 //! 184  index-directory bits       u64
+//! 192  policy offset              u64   keys × u32 (sorted), then (aligned) keys × f32 scales,
+//!                                       then (aligned) keys × width × i16 rows (see policy.rs)
+//! 200  policy keys                u64
+//! 208  policy width               u64   inputs a row (policy::INPUTS; 0 without a policy)
+//! 216  reserved                   40 bytes, zero
 //! …    sections, each starting on a 64-byte boundary
 //! end-16  xxh3-64 of every byte before it   u64
 //! end-8   trailer magic "PRCDTEND"
@@ -45,16 +50,30 @@
 //!
 //! Version history: 1 had no pattern counts, no position index, and two zero bytes where a case
 //! now keeps the opponent's last move; 2 stored a board per case, unsorted, and looked positions
-//! up by binary search.
+//! up by binary search; 3 had a 192-byte header and no policy (it is still read: its policy is
+//! empty).
 
 /// First bytes of every case-base file.
 pub const MAGIC: &[u8; 8] = b"PRECEDNT";
 /// Last bytes of every case-base file.
 pub const TRAILER_MAGIC: &[u8; 8] = b"PRCDTEND";
-/// The version this build reads and writes.
-pub(crate) const FORMAT_VERSION: u32 = 3;
+/// The version this build writes (and the newest it reads).
+pub(crate) const FORMAT_VERSION: u32 = 4;
+/// The oldest version this build reads.
+pub(crate) const OLDEST_VERSION: u32 = 3;
+/// Size of the fixed header of version 3, which starts every header.
+pub const HEADER_LEN_V3: usize = 192;
 /// Size of the fixed header.
-pub const HEADER_LEN: usize = 192;
+pub const HEADER_LEN: usize = 256;
+
+/// Size of the header of a file of format `version`.
+pub fn header_len(version: u32) -> usize {
+    if version <= 3 {
+        HEADER_LEN_V3
+    } else {
+        HEADER_LEN
+    }
+}
 /// Size of the trailer (checksum + magic).
 pub const TRAILER_LEN: usize = 16;
 /// Alignment of every section.
@@ -88,10 +107,13 @@ pub struct Header {
     pub buckets: u64,
     pub dir_off: u64,
     pub dir_bits: u64,
+    pub policy_off: u64,
+    pub policy_keys: u64,
+    pub policy_width: u64,
 }
 
 impl Header {
-    /// Encodes the header into its 192 bytes.
+    /// Encodes the header into its 256 bytes (the current version's).
     pub(crate) fn encode(&self) -> [u8; HEADER_LEN] {
         let mut out = [0u8; HEADER_LEN];
         out[..8].copy_from_slice(MAGIC);
@@ -119,6 +141,9 @@ impl Header {
             self.buckets,
             self.dir_off,
             self.dir_bits,
+            self.policy_off,
+            self.policy_keys,
+            self.policy_width,
         ];
         for (i, v) in fields.iter().enumerate() {
             out[16 + 8 * i..24 + 8 * i].copy_from_slice(&v.to_le_bytes());
@@ -126,17 +151,23 @@ impl Header {
         out
     }
 
-    /// Decodes the fixed header; the caller has checked the magic and the length.
-    pub fn decode(bytes: &[u8; HEADER_LEN]) -> Header {
+    /// Decodes the fixed header; the caller has checked the magic and that `bytes` hold the
+    /// header of its version ([`header_len`]); the fields a version 3 header lacks are 0.
+    pub fn decode(bytes: &[u8]) -> Header {
+        let mut v = [0u8; 4];
+        v.copy_from_slice(&bytes[8..12]);
+        let version = u32::from_le_bytes(v);
+        let len = header_len(version).min(bytes.len());
         let u64_at = |at: usize| {
+            if at + 8 > len {
+                return 0;
+            }
             let mut b = [0u8; 8];
             b.copy_from_slice(&bytes[at..at + 8]);
             u64::from_le_bytes(b)
         };
-        let mut v = [0u8; 4];
-        v.copy_from_slice(&bytes[8..12]);
         Header {
-            version: u32::from_le_bytes(v),
+            version,
             cases: u64_at(16),
             white_cases: u64_at(24),
             games: u64_at(32),
@@ -159,6 +190,9 @@ impl Header {
             buckets: u64_at(168),
             dir_off: u64_at(176),
             dir_bits: u64_at(184),
+            policy_off: u64_at(192),
+            policy_keys: u64_at(200),
+            policy_width: u64_at(208),
         }
     }
 }
@@ -179,13 +213,45 @@ impl Header {
             end(self.patterns_off, self.patterns, 16)?,
             end(self.index_off, self.index_entries, 16)?,
             end(self.strengths_off, self.patterns, 4)?,
-            HEADER_LEN as u64,
+            self.policy_end()?,
+            header_len(self.version) as u64,
         ];
         ends.into_iter().max()?.checked_add(TRAILER_LEN as u64)
     }
 }
 
 impl Header {
+    /// Where the policy's keys, scales and rows lie (three ranges of byte offsets), `None` if
+    /// the sizes overflow.
+    pub(crate) fn policy_parts(&self) -> Option<[(u64, u64); 3]> {
+        let keys = (self.policy_off, self.policy_keys.checked_mul(4)?);
+        let scales_off = keys
+            .0
+            .checked_add(keys.1)?
+            .checked_next_multiple_of(ALIGN as u64)?;
+        let scales = (scales_off, self.policy_keys.checked_mul(4)?);
+        let rows_off = scales
+            .0
+            .checked_add(scales.1)?
+            .checked_next_multiple_of(ALIGN as u64)?;
+        let rows = (
+            rows_off,
+            self.policy_keys
+                .checked_mul(self.policy_width)?
+                .checked_mul(2)?,
+        );
+        Some([keys, scales, rows])
+    }
+
+    /// The end of the policy's last part (its offset when it has no keys).
+    fn policy_end(&self) -> Option<u64> {
+        if self.policy_keys == 0 {
+            return Some(self.policy_off);
+        }
+        let [_, _, (off, len)] = self.policy_parts()?;
+        off.checked_add(len)
+    }
+
     /// Entries of the index directory: 2^bits + 1 (`None` if the bits are out of range).
     pub(crate) fn dir_entries(&self) -> Option<u64> {
         (self.dir_bits <= MAX_DIR_BITS).then(|| (1u64 << self.dir_bits) + 1)

@@ -11,6 +11,7 @@ pub mod index;
 mod info;
 pub mod pack;
 pub mod patterns;
+pub mod policy;
 mod record;
 pub mod summary;
 mod write;
@@ -29,10 +30,14 @@ use crate::board::Planes;
 use crate::pgn::{GameHeader, GameResult};
 use crate::position::CaseMove;
 pub(crate) use format::FORMAT_VERSION;
-use format::{ALIGN, HEADER_LEN, Header, MAGIC, TRAILER_LEN, TRAILER_MAGIC, ZSTD_MAGIC};
+use format::{
+    ALIGN, HEADER_LEN, HEADER_LEN_V3, Header, MAGIC, OLDEST_VERSION, TRAILER_LEN, TRAILER_MAGIC,
+    ZSTD_MAGIC, header_len,
+};
 use index::IndexEntry;
 pub use info::{BuildInfo, BuildOptions, BuildStats};
 use patterns::{PatternCount, PatternTable};
+use policy::PolicyTable;
 pub(crate) use record::position_key;
 pub use record::{Bucket, CaseMeta, GameRecord, NO_EP};
 pub use write::CaseBaseWriter;
@@ -61,7 +66,7 @@ pub enum CaseBaseError {
     NotACaseBase(String),
     /// The file has a format version this build does not read.
     #[error(
-        "{name}: case-base format version {found} is not supported (this build reads version {FORMAT_VERSION}); rebuild it with `precedent build`"
+        "{name}: case-base format version {found} is not supported (this build reads versions {OLDEST_VERSION} to {FORMAT_VERSION}); rebuild it with `precedent build`"
     )]
     Version {
         /// Name of the file (or `<embedded>`) the error is about.
@@ -130,7 +135,8 @@ impl Backing {
         };
         let mut blocks = vec![Block::zeroed(); HEADER_LEN.div_ceil(ALIGN)];
         let mut len = 0usize;
-        let mut limit = HEADER_LEN;
+        // The version-3 header first: it says which version, and so how long the header is.
+        let mut limit = HEADER_LEN_V3;
         let mut header_seen = false;
         loop {
             if len == limit {
@@ -149,9 +155,14 @@ impl Backing {
                 if &head[..MAGIC.len()] != MAGIC {
                     return Err(CaseBaseError::NotACaseBase(name.to_string()));
                 }
-                let mut fixed = [0u8; HEADER_LEN];
-                fixed.copy_from_slice(&head[..HEADER_LEN]);
-                let declared = Header::decode(&fixed)
+                let mut version = [0u8; 4];
+                version.copy_from_slice(&head[8..12]);
+                let needed = header_len(u32::from_le_bytes(version));
+                if len < needed {
+                    limit = needed;
+                    continue;
+                }
+                let declared = Header::decode(&head[..needed])
                     .declared_len()
                     .ok_or_else(|| corrupt("section sizes overflow".into()))?;
                 limit = usize::try_from(declared)
@@ -282,22 +293,31 @@ impl CaseBase {
         if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
             return Err(CaseBaseError::NotACaseBase(name));
         }
-        if bytes.len() < HEADER_LEN + TRAILER_LEN {
+        if bytes.len() < HEADER_LEN_V3 + TRAILER_LEN {
             return Err(CaseBaseError::Truncated {
                 name,
                 len,
                 what: "shorter than the header".into(),
             });
         }
-        let mut head = [0u8; HEADER_LEN];
-        head.copy_from_slice(&bytes[..HEADER_LEN]);
-        let header = Header::decode(&head);
-        if header.version != FORMAT_VERSION {
+        let mut version = [0u8; 4];
+        version.copy_from_slice(&bytes[8..12]);
+        let version = u32::from_le_bytes(version);
+        if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(CaseBaseError::Version {
                 name,
-                found: header.version,
+                found: version,
             });
         }
+        let head_len = header_len(version);
+        if bytes.len() < head_len + TRAILER_LEN {
+            return Err(CaseBaseError::Truncated {
+                name,
+                len,
+                what: "shorter than the header".into(),
+            });
+        }
+        let header = Header::decode(&bytes[..head_len]);
         if pack::is_packed(bytes) {
             return Err(corrupt(
                 "packed sections in an uncompressed file (`precedent pack` writes zstd)".into(),
@@ -341,7 +361,7 @@ impl CaseBase {
         let section = |what: &str, off: u64, count: u64, size: u64| -> Result<(), CaseBaseError> {
             let end = count.checked_mul(size).and_then(|n| n.checked_add(off));
             match end {
-                Some(end) if off >= HEADER_LEN as u64 && end <= body_end as u64 => {
+                Some(end) if off >= head_len as u64 && end <= body_end as u64 => {
                     if size > 1 && !off.is_multiple_of(ALIGN as u64) {
                         Err(corrupt(format!("{what} section is not aligned")))
                     } else {
@@ -362,6 +382,25 @@ impl CaseBase {
         section("pattern", header.patterns_off, header.patterns, 16)?;
         section("position-index", header.index_off, header.index_entries, 16)?;
         section("pattern-strength", header.strengths_off, header.patterns, 4)?;
+        if header.policy_keys > 0 {
+            if header.policy_width != policy::INPUTS as u64 {
+                return Err(corrupt(format!(
+                    "a policy of {} inputs a move (this build reads {})",
+                    header.policy_width,
+                    policy::INPUTS
+                )));
+            }
+            let parts = header
+                .policy_parts()
+                .ok_or_else(|| corrupt("policy sizes overflow".into()))?;
+            for ((off, bytes), what) in
+                parts
+                    .into_iter()
+                    .zip(["policy key", "policy scale", "policy row"])
+            {
+                section(what, off, bytes / 2, 2)?;
+            }
+        }
         let info_bytes =
             &bytes[header.info_off as usize..(header.info_off + header.info_len) as usize];
         let info: BuildInfo = serde_json::from_slice(info_bytes)
@@ -424,6 +463,14 @@ impl CaseBase {
         {
             return Err(corrupt(
                 "the position-index directory is inconsistent".into(),
+            ));
+        }
+        let table = cb.policy_parts();
+        if !table.0.windows(2).all(|w| w[0] < w[1])
+            || !table.1.iter().all(|s| s.is_finite() && *s > 0.0)
+        {
+            return Err(corrupt(
+                "the policy's keys are out of order or a scale is not positive".into(),
             ));
         }
         if !cb.pattern_counts().windows(2).all(|w| w[0].key < w[1].key) {
@@ -573,6 +620,26 @@ impl CaseBase {
     /// The pattern counts and strengths, for lookups.
     pub fn patterns(&self) -> PatternTable<'_> {
         PatternTable::new(self.pattern_counts(), self.pattern_strengths())
+    }
+
+    /// The policy's sections: keys, scales, rows (empty without a policy).
+    fn policy_parts(&self) -> (&[u32], &[f32], &[i16]) {
+        let n = self.header.policy_keys;
+        match self.header.policy_parts() {
+            Some([k, s, r]) if n > 0 => (
+                self.section(k.0, n),
+                self.section(s.0, n),
+                self.section(r.0, n * self.header.policy_width),
+            ),
+            _ => (&[], &[], &[]),
+        }
+    }
+
+    /// The fitted policy ([`policy`]), empty in a case base without one (version 3, or built
+    /// without patterns).
+    pub fn policy(&self) -> PolicyTable<'_> {
+        let (keys, scales, rows) = self.policy_parts();
+        PolicyTable::new(keys, scales, rows)
     }
 
     /// The position index, sorted by (position key, move).

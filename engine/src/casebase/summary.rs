@@ -57,6 +57,9 @@ pub struct CaseBaseSummary {
     pub patterns: Vec<FamilyCount>,
     /// Entries of the position index (distinct position-move pairs).
     pub index_entries: u64,
+    /// Moves the policy knows (0: no policy, as in a version-3 file or one built without
+    /// patterns).
+    pub policy_moves: u64,
     /// Distinct boards stored (per side to move): what a full scan reads.
     pub distinct_boards: u64,
     /// Cases per stored board: how much deduplication saved (1.0 = every board distinct).
@@ -128,6 +131,7 @@ pub fn summarise(cb: &CaseBase, top: usize) -> CaseBaseSummary {
     CaseBaseSummary {
         name: cb.name().to_string(),
         format_version: cb.format_version(),
+        policy_moves: cb.policy().len() as u64,
         cases: cb.len() as u64,
         white_cases,
         black_cases: cb.len() as u64 - white_cases,
@@ -231,6 +235,15 @@ impl std::fmt::Display for CaseBaseSummary {
         )?;
         for p in &s.patterns {
             writeln!(f, "  {:>10}  {}", p.patterns, p.family)?;
+        }
+        match s.policy_moves {
+            0 if s.format_version < 4 => writeln!(
+                f,
+                "policy         none (format version {}: rebuild with `precedent build` for one)",
+                s.format_version
+            )?,
+            0 => writeln!(f, "policy         none (built without patterns)")?,
+            n => writeln!(f, "policy         {n} moves, fitted on the cases")?,
         }
         writeln!(f, "players with most cases:")?;
         for p in &s.top_players {

@@ -384,3 +384,87 @@ fn the_embedded_case_base_packs_and_unpacks_exactly() {
     assert_eq!(a.position_index(), b.position_index());
     assert_eq!(a.pattern_strengths(), b.pattern_strengths());
 }
+
+#[test]
+fn a_written_case_base_fits_a_policy_that_prefers_what_was_played() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.cb");
+    write_sample(&path);
+    let cb = CaseBase::open(&path).expect("open");
+    let policy = cb.policy();
+    // The start position's twenty moves (White's, and Black's seen from its side, the same).
+    assert_eq!(policy.len(), 20);
+    let pos = shakmaty::Chess::default();
+    let mut inputs = Vec::new();
+    policy::inputs(&pos, Default::default(), &mut inputs);
+    let best = pos
+        .legal_moves()
+        .into_iter()
+        .max_by(|a, b| {
+            let s = |m: &shakmaty::Move| policy.score(policy::move_key(m), &inputs);
+            s(a).total_cmp(&s(b))
+        })
+        .expect("moves");
+    assert_eq!(best.to(), Square::E4, "e4 was played every time");
+    // Written twice, the same bytes: the fit is seeded and ordered.
+    let again = dir.path().join("t.cb");
+    write_sample(&again);
+    let (a, b) = (std::fs::read(&path), std::fs::read(&again));
+    assert_eq!(a.expect("read"), b.expect("read"));
+}
+
+#[test]
+fn a_version_3_case_base_still_loads_without_a_policy() {
+    let path = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/v3-small.cb"
+    ));
+    let cb = CaseBase::open(path).expect("a version-3 file loads");
+    assert_eq!((cb.format_version(), cb.len()), (3, 27));
+    assert!(cb.policy().is_empty());
+    let info = summary::summarise(&cb, 3);
+    assert_eq!(info.policy_moves, 0);
+    assert!(
+        info.to_string()
+            .contains("policy         none (format version 3")
+    );
+    // Packed and compressed, it still loads to the same cases.
+    let bytes = std::fs::read(path).expect("read");
+    let packed = pack::pack_and_compress(&bytes, 3, 1).expect("pack");
+    let b = CaseBase::from_bytes("packed v3", &packed).expect("packed v3 loads");
+    assert_eq!(b.metas(), cb.metas());
+}
+
+#[test]
+fn a_policy_of_another_width_or_out_of_order_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.cb");
+    write_sample(&path);
+    let bytes = std::fs::read(&path).expect("read");
+    // Another width: the file no longer ends where its header says.
+    let width = resealed(&bytes, |b| b[208..216].copy_from_slice(&7u64.to_le_bytes()));
+    assert!(
+        load_err(&width).contains("corrupt case base"),
+        "{}",
+        load_err(&width)
+    );
+    let off = header_u64(&bytes, 192) as usize;
+    let swapped = resealed(&bytes, |b| {
+        let (first, second) = (b[off..off + 4].to_vec(), b[off + 4..off + 8].to_vec());
+        b[off..off + 4].copy_from_slice(&second);
+        b[off + 4..off + 8].copy_from_slice(&first);
+    });
+    assert!(
+        load_err(&swapped).contains("policy"),
+        "{}",
+        load_err(&swapped)
+    );
+    let outside = resealed(&bytes, |b| {
+        b[200..208].copy_from_slice(&1_000_000u64.to_le_bytes());
+    });
+    assert!(
+        load_err(&outside).contains("policy"),
+        "{}",
+        load_err(&outside)
+    );
+}

@@ -13,6 +13,7 @@ use super::derive;
 use super::format::{ALIGN, FORMAT_VERSION, HEADER_LEN, Header, TRAILER_MAGIC, align_up};
 use super::index::{IndexEntry, build_directory, directory_bits};
 use super::patterns::PatternCount;
+use super::policy::{self, Policy};
 use super::record::{Bucket, CaseMeta, GAME_STRINGS, GameRecord};
 use super::{BuildInfo, CaseBaseError};
 use crate::board::{Material, Planes};
@@ -89,6 +90,7 @@ struct Sections {
     strengths: Vec<f32>,
     index: Vec<IndexEntry>,
     directory: Vec<u32>,
+    policy: Policy,
 }
 
 impl Sections {
@@ -123,6 +125,16 @@ impl Sections {
         sink.put(bytemuck::cast_slice(&self.directory))?;
         sink.pad_to(header.strengths_off)?;
         sink.put(bytemuck::cast_slice(&self.strengths))?;
+        if let (Some([keys, scales, rows]), false) =
+            (header.policy_parts(), self.policy.keys.is_empty())
+        {
+            sink.pad_to(keys.0)?;
+            sink.put(bytemuck::cast_slice(&self.policy.keys))?;
+            sink.pad_to(scales.0)?;
+            sink.put(bytemuck::cast_slice(&self.policy.scales))?;
+            sink.pad_to(rows.0)?;
+            sink.put(bytemuck::cast_slice(&self.policy.rows))?;
+        }
         let digest = sink.hasher.digest();
         sink.inner.write_all(&digest.to_le_bytes())?;
         sink.inner.write_all(TRAILER_MAGIC)?;
@@ -358,7 +370,7 @@ impl CaseBaseWriter {
             *metas = read_all(&mut self.metas[side]).map_err(err)?;
         }
         let cases = arrange(sides);
-        let (patterns, strengths, index) = derive_all(&cases, self.patterns);
+        let (patterns, strengths, index, policy) = derive_all(&cases, self.patterns);
         // Pruned after the strength fit, which needs every pattern of every legal move.
         let min = info.options.min_pattern_count;
         let (patterns, strengths): (Vec<PatternCount>, Vec<f32>) = patterns
@@ -396,6 +408,13 @@ impl CaseBaseWriter {
         header.index_off = after(header.patterns_off, header.patterns, 16);
         header.dir_off = after(header.index_off, header.index_entries, 16);
         header.strengths_off = after(header.dir_off, directory.len() as u64, 4);
+        header.policy_off = after(header.strengths_off, header.patterns, 4);
+        header.policy_keys = policy.keys.len() as u64;
+        header.policy_width = if policy.keys.is_empty() {
+            0
+        } else {
+            policy::INPUTS as u64
+        };
 
         let compress = out.extension().is_some_and(|e| e == "zst");
         let tmp = tempfile::Builder::new()
@@ -413,6 +432,7 @@ impl CaseBaseWriter {
             strengths,
             index,
             directory,
+            policy,
         };
         if compress {
             let mut enc = zstd::Encoder::new(file, 19).map_err(err)?;
@@ -438,19 +458,23 @@ impl CaseBaseWriter {
     }
 }
 
-/// The pattern counts, their strengths and the position index of the arranged cases (no
-/// patterns, only the index, if `patterns` is false).
-fn derive_all(cases: &Arranged, patterns: bool) -> (Vec<PatternCount>, Vec<f32>, Vec<IndexEntry>) {
+/// The pattern counts, their strengths, the position index and the policy of the arranged
+/// cases (no patterns and no policy, only the index, if `patterns` is false).
+fn derive_all(
+    cases: &Arranged,
+    patterns: bool,
+) -> (Vec<PatternCount>, Vec<f32>, Vec<IndexEntry>, Policy) {
     let (counter, pairs) = derive::derive(&cases.boards, &cases.board_of, &cases.metas, patterns);
     let (table, index) = derive::finish(counter, pairs);
     if !patterns {
-        return (table, Vec::new(), index);
+        return (table, Vec::new(), index, Policy::default());
     }
     // The strengths need every case again, with the finished counts.
     let mut fitter = derive::StrengthFit::new(&table, cases.metas.len());
     fitter.add(&cases.boards, &cases.board_of, &cases.metas);
     let strengths = fitter.fit();
-    (table, strengths, index)
+    let policy = policy::fit(&cases.boards, &cases.board_of, &cases.metas);
+    (table, strengths, index, policy)
 }
 
 /// Reads a whole spill back.

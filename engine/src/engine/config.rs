@@ -100,8 +100,21 @@ pub struct Level {
     /// model, the hand-made evaluation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluation: Option<Evaluation>,
+    /// Whether a model without a network of its own plays the main model's network at the
+    /// band's middle rating (as `fit --levels` fits it); `false` for a level fitted and
+    /// calibrated on its linear weights alone.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub share_network: bool,
     /// The move model fitted on the band's moves.
     pub model: ModelConfig,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// How the `human` style errs without drawing: it plays the model's most probable *sound* move
@@ -272,6 +285,15 @@ impl EngineConfig {
         };
         let level = choice.level;
         let mut model = level.model.clone();
+        // A level without a network of its own plays the model's at its band's rating.
+        if model.network.is_none()
+            && level.share_network
+            && let Some(net) = &self.model.network
+        {
+            let mut net = net.clone();
+            net.rating = (f64::from(level.min_rating) + f64::from(level.max_rating)) / 2.0;
+            model.network = Some(net);
+        }
         if level.search_weight != 1.0 {
             let search = &crate::model::FEATURES[crate::model::FIRST_SEARCH_FEATURE..];
             for (name, w) in model.weights.iter_mut() {

@@ -14,7 +14,7 @@ pub fn explain(t: &Thought) -> Vec<String> {
             judgement: j,
             style,
             level,
-        } => judgement(t, j, *style, level.as_ref()),
+        } => judgement(t, j, *style, level.as_deref()),
         DecidedBy::Search(r) => {
             let mut lines = decision(&t.decision);
             lines.extend(revision(r));
@@ -87,7 +87,8 @@ fn judgement(
             level.elo, level.min_rating, level.max_rating, level.search_weight
         ));
     }
-    let (cases, search) = j.contributions(j.chosen);
+    let parts = j.contributions(j.chosen);
+    let (cases, moves, search) = (parts.cases, parts.moves, parts.search);
     let x = &j.evidence.features[j.chosen];
     let exact = if x[crate::model::EXACT_FEATURE] != 0.0 {
         ", played in this exact position before"
@@ -95,7 +96,10 @@ fn judgement(
         ""
     };
     out.push(format!(
-        "cases: {cases:+.2} for {chosen} against an average legal move (patterns of this case base's players, the nearest cases' vote{exact})"
+        "cases: {cases:+.2} for {chosen} against an average legal move (patterns and policy of this case base's players, the nearest cases' vote{exact})"
+    ));
+    out.push(format!(
+        "move: {moves:+.2} for {chosen} (what it takes, checks and where it goes, and the network that weighs every feature against the others)"
     ));
     match j.value(j.chosen) {
         Some((v, exact)) => {
@@ -269,12 +273,13 @@ pub fn to_json(t: &Thought) -> serde_json::Value {
             j.ranked()
                 .into_iter()
                 .map(|(i, p)| {
-                    let (cases, search) = j.contributions(i);
+                    let parts = j.contributions(i);
                     serde_json::json!({
                         "move": uci(j.evidence.moves[i]),
                         "probability": p,
-                        "cases": cases,
-                        "search": search,
+                        "cases": parts.cases,
+                        "moves": parts.moves,
+                        "search": parts.search,
                         "value": j.value(i).map(|v| v.0),
                     })
                 })
@@ -305,12 +310,13 @@ pub fn report(t: &Thought, show: usize) -> Vec<String> {
     if let Some(j) = judgement_of(t) {
         out.push("model:".to_string());
         for (i, p) in j.ranked().into_iter().take(show) {
-            let (cases, search) = j.contributions(i);
+            let parts = j.contributions(i);
+            let (cases, moves, search) = (parts.cases, parts.moves, parts.search);
             let value = j.value(i).map_or("-".to_string(), |(v, e)| {
                 format!("{}{}", if e { "" } else { "≤ " }, describe_value(v))
             });
             out.push(format!(
-                "  {:<6} {:>5.1}%  cases {cases:+.2}  search {search:+.2} ({value})",
+                "  {:<6} {:>5.1}%  cases {cases:+.2}  move {moves:+.2}  search {search:+.2} ({value})",
                 uci(j.evidence.moves[i]),
                 p * 100.0
             ));

@@ -16,7 +16,9 @@ use crate::adapt::reuse::{Decision, NoLegalMove, ReuseLimits, expected_to_cp, re
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
 use crate::engine::config::{EngineConfig, Level, Style};
-use crate::model::{Evidence, FIRST_SEARCH_FEATURE, N_FEATURES, evidence, most_probable};
+use crate::model::{
+    Evidence, FIRST_MOVE_FEATURE, FIRST_SEARCH_FEATURE, N_FEATURES, evidence, most_probable,
+};
 use crate::position::{Game, legal_moves_within};
 use crate::revise::search::{RootResult, mate_in};
 use crate::revise::{Memory, ReviseLimits, Revised, analyse, revise, search_best};
@@ -99,24 +101,49 @@ pub struct Judgement {
     pub erred: Option<bool>,
     /// The model's weights it was judged with.
     pub weights: [f64; N_FEATURES],
+    /// The model's network's score of each move of `evidence` (empty without a network).
+    pub network: Vec<f64>,
     /// The position judged.
     pub position: shakmaty::Chess,
 }
 
+/// How much each part of the move model raises a move's log-odds above an average legal
+/// move's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Contributions {
+    /// The case base's features (patterns, vote, exact position, policy).
+    pub cases: f64,
+    /// The move's own features (what it takes, checks, where it goes) and the network, which
+    /// weighs every feature against the others.
+    pub moves: f64,
+    /// The search's features.
+    pub search: f64,
+}
+
 impl Judgement {
-    /// How much the case base's features and the search's features raise move `j`'s log-odds
-    /// above an average legal move's: (cases, search).
-    pub fn contributions(&self, j: usize) -> (f64, f64) {
-        let n = self.evidence.features.len().max(1) as f64;
-        let mut push = [0.0; 2];
-        for k in 0..N_FEATURES {
-            let mean = self.evidence.features.iter().map(|x| x[k]).sum::<f64>() / n;
-            let Some(x) = self.evidence.features.get(j) else {
-                break;
-            };
-            push[usize::from(k >= FIRST_SEARCH_FEATURE)] += self.weights[k] * (x[k] - mean);
+    /// How much the case base's features, the move's own with the network, and the search's
+    /// raise move `j`'s log-odds above an average legal move's.
+    pub fn contributions(&self, j: usize) -> Contributions {
+        let features = &self.evidence.features;
+        let n = features.len().max(1) as f64;
+        let mut push = [0.0; 3];
+        let Some(x) = features.get(j) else {
+            return Contributions::default();
+        };
+        for (k, (xk, w)) in x.iter().zip(&self.weights).enumerate().take(N_FEATURES) {
+            let mean = features.iter().map(|x| x[k]).sum::<f64>() / n;
+            let part =
+                usize::from(k >= FIRST_MOVE_FEATURE) + usize::from(k >= FIRST_SEARCH_FEATURE);
+            push[part] += w * (xk - mean);
         }
-        (push[0], push[1])
+        if let Some(own) = self.network.get(j) {
+            push[1] += own - self.network.iter().sum::<f64>() / n;
+        }
+        Contributions {
+            cases: push[0],
+            moves: push[1],
+            search: push[2],
+        }
     }
 
     /// The moves by probability, most probable first: (index into `evidence.moves`, P).
@@ -164,7 +191,7 @@ pub enum DecidedBy {
         /// The style it chose in.
         style: Style,
         /// The level played at (`UCI_Elo`), if any: the level and the setting.
-        level: Option<(Level, u16)>,
+        level: Option<Box<(Level, u16)>>,
     },
 }
 
@@ -268,7 +295,7 @@ pub fn think(
             let by = DecidedBy::Model {
                 judgement: Box::new(j),
                 style: cfg.style,
-                level,
+                level: level.map(Box::new),
             };
             (mv, score, by)
         }
@@ -470,6 +497,11 @@ fn judge(
             .map(|r| (root.as_slice(), r.iterations.as_slice())),
         cfg.model.smoothing,
     );
+    let network = cfg
+        .model
+        .network
+        .as_ref()
+        .map_or_else(Vec::new, |n| n.scores(&evidence));
     let mut probabilities = cfg.model.probabilities(&evidence);
     // `searchmoves`: only the allowed moves keep their probability.
     if legal.len() < evidence.moves.len() {
@@ -502,6 +534,7 @@ fn judge(
         chosen,
         erred,
         weights: cfg.model.vector(),
+        network,
         position: pos.clone(),
     }
 }

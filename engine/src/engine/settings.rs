@@ -339,8 +339,7 @@ pub static SETTINGS: [Setting; 14] = [
         file: Some("revise.eval"),
         cli: true,
         kind: Kind::Choice(&["auto", "network", "classic"]),
-        help: "the search's static evaluation: auto (the network for the best style, the \
-               hand-made one where the move model reads the search, a level's own if it names \
+        help: "the search's static evaluation: auto (the network, or a level's own if it names \
                one), network (the embedded NNUE) or classic (the hand-made one)",
         gene: None,
         needs_revise: true,
@@ -802,6 +801,14 @@ pub fn validate(cfg: &EngineConfig) -> Result<(), SettingError> {
             "`elo`: the parameters have no levels to choose from".into(),
         ));
     }
+    let networks = std::iter::once(("model", &cfg.model))
+        .chain(cfg.levels.iter().map(|l| ("levels.model", &l.model)));
+    for (name, model) in networks {
+        if let Some(net) = &model.network {
+            net.check()
+                .map_err(|e| SettingError::Invalid(format!("`{name}.network`: {e}")))?;
+        }
+    }
     Ok(())
 }
 
@@ -823,9 +830,18 @@ const ERRORS: &[(&str, Schema)] = &[
     ("ratio", Schema::Leaf),
     ("hidden", Schema::Leaf),
 ];
+const NETWORK: &[(&str, Schema)] = &[
+    ("rating", Schema::Leaf),
+    ("shift", Schema::Leaf),
+    ("scale", Schema::Leaf),
+    ("hidden", Schema::Leaf),
+    ("bias", Schema::Leaf),
+    ("output", Schema::Leaf),
+];
 const MODEL: &[(&str, Schema)] = &[
     ("weights", Schema::Weights),
     ("smoothing", Schema::Table(&[("alpha", Schema::Leaf)])),
+    ("network", Schema::Table(NETWORK)),
 ];
 const LEVEL: &[(&str, Schema)] = &[
     ("elo", Schema::Leaf),
@@ -835,6 +851,7 @@ const LEVEL: &[(&str, Schema)] = &[
     ("search_weight", Schema::Leaf),
     ("errors", Schema::Table(ERRORS)),
     ("evaluation", Schema::Leaf),
+    ("share_network", Schema::Leaf),
     ("model", Schema::Table(MODEL)),
 ];
 /// The parameter file's tables that are not settings of the registry.

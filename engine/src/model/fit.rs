@@ -9,12 +9,15 @@
 use nalgebra::{DMatrix, DVector};
 
 /// One fitting example: the features of every legal move and which one was played.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Example {
     /// `features[j]` is the feature vector of legal move `j`.
     pub features: Vec<Vec<f64>>,
     /// Index of the move played.
     pub played: usize,
+    /// A fixed score added to each move's (the network's, when the linear weights are fitted
+    /// under it); empty: none.
+    pub offsets: Vec<f64>,
 }
 
 /// What a fit found.
@@ -39,6 +42,9 @@ pub enum FitError {
     /// Examples disagree on the number of features.
     #[error("example {0} has {1} features per move where {2} were expected")]
     Shape(usize, usize, usize),
+    /// An example's offsets are not one per move.
+    #[error("example {0} has {1} offsets for {2} moves")]
+    Offsets(usize, usize, usize),
     /// The played index is not one of the position's moves.
     #[error("example {0}: the played move {1} is not among its {2} moves")]
     Played(usize, usize, usize),
@@ -46,11 +52,27 @@ pub enum FitError {
 
 /// Softmax probabilities of the moves of one position under `w`.
 pub fn probabilities(features: &[Vec<f64>], w: &[f64]) -> Vec<f64> {
+    probabilities_with(features, &[], w)
+}
+
+/// Softmax probabilities of the moves of one position under `w`, with each move's fixed
+/// offset added to its score (`offsets` empty: none).
+pub fn probabilities_with(features: &[Vec<f64>], offsets: &[f64], w: &[f64]) -> Vec<f64> {
     let scores: Vec<f64> = features
         .iter()
-        .map(|x| x.iter().zip(w).map(|(a, b)| a * b).sum())
+        .enumerate()
+        .map(|(j, x)| {
+            x.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() + offsets.get(j).unwrap_or(&0.0)
+        })
         .collect();
     softmax(&scores)
+}
+
+impl Example {
+    /// The probabilities of its moves under `w`.
+    pub fn probabilities(&self, w: &[f64]) -> Vec<f64> {
+        probabilities_with(&self.features, &self.offsets, w)
+    }
 }
 
 /// The softmax of scores (stable: the largest is subtracted first).
@@ -77,7 +99,7 @@ fn evaluate(
     let mut g: DVector<f64> = DVector::zeros(n);
     let mut h: DMatrix<f64> = DMatrix::zeros(n, n);
     for ex in examples {
-        let p = probabilities(&ex.features, w);
+        let p = ex.probabilities(w);
         ll += p[ex.played].max(1e-300).ln();
         let mut mean: DVector<f64> = DVector::zeros(n);
         for (x, pj) in ex.features.iter().zip(&p) {
@@ -138,6 +160,9 @@ pub fn fit_towards(examples: &[Example], prior: &[f64], ridge: f64) -> Result<Fi
         if let Some(x) = ex.features.iter().find(|x| x.len() != features) {
             return Err(FitError::Shape(i, x.len(), features));
         }
+        if !ex.offsets.is_empty() && ex.offsets.len() != ex.features.len() {
+            return Err(FitError::Offsets(i, ex.offsets.len(), ex.features.len()));
+        }
     }
     let usable: Vec<Example> = examples
         .iter()
@@ -179,7 +204,7 @@ pub fn fit_towards(examples: &[Example], prior: &[f64], ridge: f64) -> Result<Fi
     };
     let ll: f64 = usable
         .iter()
-        .map(|e| probabilities(&e.features, &w)[e.played].max(1e-300).ln())
+        .map(|e| e.probabilities(&w)[e.played].max(1e-300).ln())
         .sum();
     Ok(Fitted {
         weights: w,
@@ -215,7 +240,11 @@ mod tests {
                         acc >= u
                     })
                     .unwrap_or(moves - 1);
-                Example { features, played }
+                Example {
+                    features,
+                    played,
+                    offsets: Vec::new(),
+                }
             })
             .collect()
     }
@@ -280,16 +309,19 @@ mod tests {
         let ex = Example {
             features: vec![vec![1.0], vec![2.0]],
             played: 2,
+            ..Example::default()
         };
         assert_eq!(fit(&[ex], 1, 1.0), Err(FitError::Played(0, 2, 2)));
         let ex = Example {
             features: vec![vec![1.0], vec![2.0, 3.0]],
             played: 0,
+            ..Example::default()
         };
         assert!(matches!(fit(&[ex], 1, 1.0), Err(FitError::Shape(0, 2, 1))));
         let lone = Example {
             features: vec![vec![1.0]],
             played: 0,
+            ..Example::default()
         };
         assert_eq!(fit(&[lone], 1, 1.0), Err(FitError::NoData));
     }

@@ -23,6 +23,8 @@
 //! in the case base; only the 29 weights are in the parameter file.
 
 pub mod fit;
+mod moves;
+pub mod network;
 
 use std::collections::BTreeMap;
 
@@ -33,7 +35,9 @@ use crate::casebase::CaseBase;
 use crate::casebase::patterns::{FAMILIES, Family, MoveContext, PatternTable, move_patterns};
 use crate::revise::search::{Iteration, MATE_BOUND};
 
-/// The features, in the order of every evidence vector.
+/// The features, in the order of every evidence vector: what the case base says (its pattern
+/// families, the nearest cases' vote, the exact position, its policy), what the move is (its
+/// piece, what it takes, where it goes, what stands there), and what the search says.
 pub const FEATURES: [&str; N_FEATURES] = [
     "pattern_move",
     "pattern_to_ring",
@@ -53,6 +57,27 @@ pub const FEATURES: [&str; N_FEATURES] = [
     "strength_mobility",
     "knn_vote",
     "exact",
+    "policy",
+    "capture_value",
+    "gives_check",
+    "recapture",
+    "escape",
+    "from_hanging",
+    "to_attacked",
+    "to_defended",
+    "see",
+    "advance",
+    "rank",
+    "distance",
+    "piece_value",
+    "castle",
+    "promotion",
+    "pawn",
+    "knight",
+    "bishop",
+    "rook",
+    "queen",
+    "king",
     "loss_1",
     "loss_2",
     "loss_3",
@@ -67,10 +92,28 @@ pub const FEATURES: [&str; N_FEATURES] = [
 ];
 
 /// Number of features.
-pub const N_FEATURES: usize = 29;
+pub const N_FEATURES: usize = 50;
 
-/// Index of the first search feature: the ones before it come from the case base.
-pub const FIRST_SEARCH_FEATURE: usize = 2 * FAMILIES + 2;
+/// Index of the policy feature, the last of the case base's.
+pub(crate) const POLICY_FEATURE: usize = 2 * FAMILIES + 2;
+
+/// Index of the first of the move's own features (what it is, not what the cases or the search
+/// say of it).
+pub const FIRST_MOVE_FEATURE: usize = POLICY_FEATURE + 1;
+
+/// Index of the first search feature: the case base's and the move's own come before it.
+pub const FIRST_SEARCH_FEATURE: usize = FIRST_MOVE_FEATURE + N_MOVE_FEATURES;
+
+/// Number of the move's own features.
+const N_MOVE_FEATURES: usize = 20;
+const _: () = assert!(matches!(
+    FEATURES[FIRST_SEARCH_FEATURE].as_bytes(),
+    b"loss_1"
+));
+const _: () = assert!(matches!(
+    FEATURES[FIRST_MOVE_FEATURE].as_bytes(),
+    b"capture_value"
+));
 
 /// Index of `loss_2`: the move's loss after two plies, in pawns.
 pub(crate) const LOSS_2_FEATURE: usize = FIRST_SEARCH_FEATURE + 1;
@@ -93,13 +136,31 @@ pub(crate) const EXACT_FEATURE: usize = 2 * FAMILIES + 1;
 /// Value losses are capped here (centipawns): beyond it a move is simply bad.
 pub(crate) const LOSS_CAP: i32 = 1000;
 
-/// The features of every legal move of a position.
+/// The features of every legal move of a position, and what the position itself is.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Evidence {
     /// The legal moves, in the position's own orientation.
     pub moves: Vec<Move>,
     /// `features[j]` belongs to `moves[j]`, in [`FEATURES`] order.
     pub features: Vec<[f64; N_FEATURES]>,
+    /// The position's context, which the network reads beside each move's features.
+    pub context: Context,
+}
+
+/// What a position is, beside its moves: the same for all of them, so it changes the model's
+/// probabilities only through the network, where it weighs the moves' features differently
+/// (a player who is lost, in check, or in the endgame chooses differently).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Context {
+    /// Plies played before the position.
+    pub ply: u32,
+    /// Legal moves.
+    pub legal: usize,
+    /// Whether the mover is in check.
+    pub check: bool,
+    /// The search's value of the position (its best move's, centipawns from the mover's side),
+    /// if it completed an iteration.
+    pub value: Option<i32>,
 }
 
 /// How pattern counts become features.
@@ -116,7 +177,7 @@ impl Default for Smoothing {
     }
 }
 
-/// The model's weights, by feature name (missing names weigh 0).
+/// The model's weights, by feature name (missing names weigh 0), and its network.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ModelConfig {
@@ -124,6 +185,9 @@ pub struct ModelConfig {
     pub weights: BTreeMap<String, f64>,
     /// Pattern smoothing.
     pub smoothing: Smoothing,
+    /// The network that adds to the linear score (`None`: the linear model alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<network::Network>,
 }
 
 impl ModelConfig {
@@ -142,6 +206,7 @@ impl ModelConfig {
                 .map(|(n, v)| (n.to_string(), *v))
                 .collect(),
             smoothing,
+            network: None,
         }
     }
 
@@ -150,15 +215,25 @@ impl ModelConfig {
         self.weights.values().all(|w| *w == 0.0)
     }
 
-    /// The probability of each move of `evidence`.
-    pub fn probabilities(&self, evidence: &Evidence) -> Vec<f64> {
+    /// The score of each move of `evidence`: the linear score, plus the network's.
+    pub fn scores(&self, evidence: &Evidence) -> Vec<f64> {
         let w = self.vector();
-        let scores: Vec<f64> = evidence
+        let mut scores: Vec<f64> = evidence
             .features
             .iter()
             .map(|x| x.iter().zip(&w).map(|(a, b)| a * b).sum())
             .collect();
-        fit::softmax(&scores)
+        if let Some(net) = &self.network {
+            for (s, n) in scores.iter_mut().zip(net.scores(evidence)) {
+                *s += n;
+            }
+        }
+        scores
+    }
+
+    /// The probability of each move of `evidence`.
+    pub fn probabilities(&self, evidence: &Evidence) -> Vec<f64> {
+        fit::softmax(&self.scores(evidence))
     }
 }
 
@@ -285,6 +360,11 @@ pub fn evidence(
     };
     let exact = cb.exact_moves(&view);
     let exact_total: u32 = exact.iter().map(|e| e.1).sum();
+    let policy = cb.policy();
+    let mut inputs = Vec::new();
+    if !policy.is_empty() {
+        crate::casebase::policy::inputs(&view, ctx.last, &mut inputs);
+    }
     let search_losses = search.and_then(|(moves, its)| {
         let l = losses(its, moves.len())?;
         Some((moves, l))
@@ -297,6 +377,12 @@ pub fn evidence(
             x[..FAMILIES].copy_from_slice(&ratios);
             x[STRENGTH_FEATURE..STRENGTH_FEATURE + FAMILIES].copy_from_slice(&strengths);
         }
+        if !policy.is_empty() {
+            let key = crate::casebase::policy::move_key(image);
+            x[POLICY_FEATURE] = f64::from(policy.score(key, &inputs));
+        }
+        x[FIRST_MOVE_FEATURE..FIRST_SEARCH_FEATURE]
+            .copy_from_slice(&moves::describe(&view, image, ctx.last));
         if let Some(v) = votes {
             let share = v.iter().find(|c| c.0 == *m).map_or(0.0, |c| c.1);
             x[KNN_FEATURE] = (share + 0.01).ln() - 0.01f64.ln();
@@ -326,7 +412,17 @@ pub fn evidence(
         }
         features.push(x);
     }
+    let value = search.and_then(|(_, its)| {
+        let last = its.last()?;
+        last.values.iter().filter(|v| v.1).map(|v| v.0).max()
+    });
     Evidence {
+        context: Context {
+            ply: ctx.ply,
+            legal: legal.len(),
+            check: pos.is_check(),
+            value,
+        },
         moves: legal,
         features,
     }

@@ -46,9 +46,8 @@ pub struct ReviseConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Evaluation {
-    /// The network where the search alone decides (the `best` style), the hand-made evaluation
-    /// where the move model reads the search's values (`imitate`, `human`, the levels): the
-    /// model's weights and the levels were fitted on the hand-made evaluation's centipawns.
+    /// The network, except for a level that names the evaluation it was fitted and calibrated
+    /// on.
     #[default]
     Auto,
     /// The network ([`nnue`], the embedded `nets/default.nnue`) everywhere.
@@ -77,11 +76,10 @@ impl Evaluation {
         }
     }
 
-    /// Whether the search uses the network, for the move model (`model`) or for `best`.
-    pub fn network(self, model: bool) -> bool {
+    /// Whether the search uses the network.
+    pub fn network(self) -> bool {
         match self {
-            Evaluation::Auto => !model,
-            Evaluation::Network => true,
+            Evaluation::Auto | Evaluation::Network => true,
             Evaluation::Classic => false,
         }
     }
@@ -197,7 +195,7 @@ pub fn analyse(
     limits: ReviseLimits<'_>,
     memory: &mut Memory,
 ) -> Option<search::RootResult> {
-    let search_limits = search_limits(cfg, &limits, true);
+    let search_limits = search_limits(cfg, &limits);
     let margin = cfg.margin;
     let tolerance = |depth: u32| {
         if depth <= WIDE_DEPTHS {
@@ -282,15 +280,11 @@ pub fn search_best(
     memory: &mut Memory,
 ) -> Option<search::RootResult> {
     let legal = legal_moves_within(pos, limits.moves);
-    Searcher::new(search_limits(cfg, &limits, false), memory).search_best(pos, &legal, multipv)
+    Searcher::new(search_limits(cfg, &limits), memory).search_best(pos, &legal, multipv)
 }
 
-/// The search's limits; `model`: for the move model's values (see [`Evaluation::network`]).
-fn search_limits<'a>(
-    cfg: &ReviseConfig,
-    limits: &ReviseLimits<'a>,
-    model: bool,
-) -> SearchLimits<'a> {
+/// The search's limits.
+fn search_limits<'a>(cfg: &ReviseConfig, limits: &ReviseLimits<'a>) -> SearchLimits<'a> {
     SearchLimits {
         hard: limits.hard,
         soft: limits.soft,
@@ -303,7 +297,7 @@ fn search_limits<'a>(
         max_nodes: limits.max_nodes,
         progress: limits.progress,
         history: limits.history,
-        network: cfg.eval.network(model),
+        network: cfg.eval.network(),
     }
 }
 
@@ -348,7 +342,7 @@ pub fn revise(
     let mut verdicts = Vec::new();
     let mut chosen: Option<RootValue> = None;
     // The check belongs to the search just made: its entries stay current.
-    let mut searcher = Searcher::resuming(search_limits(cfg, &limits, false), memory);
+    let mut searcher = Searcher::resuming(search_limits(cfg, &limits), memory);
     for (m, share) in candidates {
         if chosen.is_some() || !legal.contains(&m) {
             break;

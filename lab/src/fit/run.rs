@@ -13,9 +13,10 @@ use precedent::pgn::Selection;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::network::{NetworkFit, fit_network};
 use super::{
-    Item, LevelFit, Record, Variant, features, fit_level, gather, in_test_half, load, one_game_for,
-    save, variant,
+    Item, LevelFit, Offsets, Record, Variant, features, fit_level, gather, in_test_half, load,
+    one_game_for, save, scored, variant,
 };
 use crate::eval::{Bars, EvalError, Sample, casebase_keys, sample_positions};
 use crate::experiment::parse_bands;
@@ -48,6 +49,12 @@ pub struct FitArgs {
     /// L2 penalty of the fit (log-likelihood units per unit weight², whole sample).
     #[arg(long, default_value_t = 1.0)]
     pub ridge: f64,
+    /// Hidden units of the model's network, fitted over the linear weights (0: no network).
+    #[arg(long, default_value_t = 32)]
+    pub hidden: usize,
+    /// Passes of the network's fit over the fitting positions.
+    #[arg(long, default_value_t = 30)]
+    pub network_epochs: usize,
     /// Also record the one-game case base's votes (its first game), to report Δcases.
     #[arg(long)]
     pub ablation: bool,
@@ -232,12 +239,34 @@ pub fn run(
     let (main, fitted) =
         variant(label, &fit_items, &test_items, &all, args.ridge).map_err(fit_err)?;
     let smoothing = cfg.model.smoothing;
+    // The network reads each fitting position at its mover's rating; the model plays at the
+    // fitting positions' median rating until a level names its own.
+    let rating = median_rating(&fit_items);
+    let network = (args.hidden > 0).then(|| {
+        let opts = NetworkFit {
+            hidden: args.hidden,
+            epochs: args.network_epochs,
+            seed,
+            ..NetworkFit::default()
+        };
+        fit_network(&fit_items, &fitted.weights, rating, &opts)
+    });
     let mut params = EngineConfig {
-        model: ModelConfig::from_vector(&fitted.weights, smoothing),
+        model: ModelConfig {
+            network: network.clone(),
+            ..ModelConfig::from_vector(&fitted.weights, smoothing)
+        },
         ..cfg.clone()
     };
     let level_fits = match &args.levels {
-        Some(bands) => fit_levels(bands, &fit_items, &test_items, &fitted.weights, args)?,
+        Some(bands) => fit_levels(
+            bands,
+            &fit_items,
+            &test_items,
+            &fitted.weights,
+            network.as_ref(),
+            args,
+        )?,
         None => Vec::new(),
     };
     if !level_fits.is_empty() {
@@ -247,7 +276,16 @@ pub fn run(
             .collect();
     }
     params.save(&args.out).map_err(FitRunError::Fit)?;
-    let mut variants = vec![main];
+    let mut variants = Vec::new();
+    if let Some(net) = &network {
+        let offsets = Offsets {
+            network: net,
+            rating: Some(rating),
+        };
+        let name = format!("{label} + network ({} units)", net.hidden.len());
+        variants.push(scored(&name, &test_items, &all, &fitted, Some(offsets)).0);
+    }
+    variants.push(main);
     if args.variants {
         for (name, keep) in variant_masks(all) {
             let v = variant(&name, &fit_items, &test_items, &keep, args.ridge).map_err(fit_err)?;
@@ -281,12 +319,20 @@ fn variant_masks(all: [bool; N_FEATURES]) -> Vec<(String, [bool; N_FEATURES])> {
     masks
 }
 
+/// The median rating of the movers of `items` (1600 when none is known).
+fn median_rating(items: &[&Item]) -> f64 {
+    let mut elos: Vec<u16> = items.iter().filter_map(|i| i.elo).collect();
+    elos.sort_unstable();
+    elos.get(elos.len() / 2).map_or(1600.0, |&e| f64::from(e))
+}
+
 /// One level per band: the band's positions of each half.
 fn fit_levels(
     bands: &str,
     fit_items: &[&Item],
     test_items: &[&Item],
     generic: &[f64],
+    network: Option<&precedent::model::network::Network>,
     args: &FitArgs,
 ) -> Result<Vec<LevelFit>, FitRunError> {
     let groups = parse_bands(bands).map_err(FitRunError::Fit)?;
@@ -309,7 +355,7 @@ fn fit_levels(
                 t.len()
             )));
         }
-        let level = fit_level((lo, hi), &f, &t, generic, args.level_ridge);
+        let level = fit_level((lo, hi), &f, &t, generic, args.level_ridge, network);
         out.push(level.map_err(|e| FitRunError::Fit(e.to_string()))?);
     }
     Ok(out)

@@ -83,7 +83,7 @@ pub enum PlayerSpec {
         /// The case-base file; `None` = the embedded case base.
         casebase: Option<PathBuf>,
         /// The reasoner's settings.
-        config: EngineConfig,
+        config: Box<EngineConfig>,
     },
     /// An external UCI engine.
     Uci {
@@ -176,7 +176,7 @@ impl std::str::FromStr for PlayerSpec {
                 Ok(PlayerSpec::Precedent {
                     name,
                     casebase,
-                    config,
+                    config: Box::new(config),
                 })
             }
             "uci" => {
@@ -404,7 +404,7 @@ pub fn start(
             let cb = cb.ok_or_else(|| Failure::Crash("no case base loaded".into()))?;
             Ok(Live::Precedent {
                 cb,
-                config: Box::new(config.clone()),
+                config: config.clone(),
                 tt: Box::new(Memory::default()),
             })
         }
