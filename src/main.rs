@@ -39,6 +39,9 @@ enum Command {
     Fit(cmd::fit::Args),
     /// Trace a level's ways to err, blunders against move-matching, from `fit`'s saved evidence.
     Frontier(cmd::frontier::Args),
+    /// Compare `eval --outcomes` runs on the same positions: matching, paired differences,
+    /// blunders, and a chart.
+    SideBySide(cmd::sidebyside::Args),
     /// Fit the verifier's evaluation weights to Stockfish's evaluations of analysed games.
     FitEval(precedent_lab::evalfit::EvalFitArgs),
     /// Train the search's network evaluation on analysed games.
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Some(Command::FitNet(args)) => cmd::fitnet::run(args),
         Some(Command::Frontier(args)) => cmd::frontier::run_cmd(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
+        Some(Command::SideBySide(args)) => cmd::sidebyside::run(args),
         None => cmd::uci::run(cmd::uci::Args::default()),
     };
     match result {

@@ -362,3 +362,85 @@ fn the_reasoners_settings_are_refused_with_an_external_engine() {
         );
     }
 }
+
+#[test]
+fn judged_runs_carry_their_losses_and_side_by_side_pairs_and_charts_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = one_game_casebase(dir.path());
+    let engine = common::scorer_engine(dir.path());
+    let engine = engine.to_str().expect("path");
+    let held = dir.path().join("held.pgn");
+    std::fs::write(&held, GAME.replace("example.org/g2", "example.org/g9")).expect("write");
+    let ours = dir.path().join("ours.jsonl");
+    let theirs = dir.path().join("theirs.jsonl");
+    let judge = ["--judge", engine, "--judge-limit", "depth=1"];
+    let mut a = vec!["--k", "1", "--outcomes", ours.to_str().expect("path")];
+    a.extend_from_slice(&judge);
+    let r = eval_retrieval(&held, &cb, &a);
+    assert_eq!(r["matches"], 11, "{r}");
+    let t = run_json(&[
+        "eval",
+        "--pgn",
+        held.to_str().expect("path"),
+        "--casebase",
+        &cb,
+        "--engine",
+        engine,
+        "--limit",
+        "depth=1",
+        "--outcomes",
+        theirs.to_str().expect("path"),
+        "--judge",
+        engine,
+        "--judge-limit",
+        "depth=1",
+        "--json",
+    ]);
+    // Every outcome line carries the judge's losses of both moves.
+    let text = std::fs::read_to_string(&ours).expect("outcomes");
+    assert_eq!(text.lines().count(), 11);
+    assert!(
+        text.lines()
+            .all(|l| l.contains("\"loss\":") && l.contains("\"human_loss\":")),
+        "{text}"
+    );
+    let chart = dir.path().join("c.svg");
+    let s = run_json(&[
+        "side-by-side",
+        &format!("scorer={}", theirs.display()),
+        ours.to_str().expect("path"),
+        "--chart",
+        chart.to_str().expect("path"),
+        "--json",
+    ]);
+    assert_eq!(s["runs"][0]["label"], "scorer");
+    assert_eq!(s["runs"][1]["label"], "ours");
+    assert_eq!(s["runs"][0]["matches"], t["matches"]);
+    assert_eq!(s["runs"][1]["matches"], 11);
+    let delta = s["runs"][1]["paired"]["delta"].as_f64().expect("delta");
+    let want = 1.0 - t["accuracy"].as_f64().expect("accuracy");
+    assert!((delta - want).abs() < 1e-9, "{s}");
+    let ours_blunders = s["runs"][1]["judged"]["blunders"][0]
+        .as_f64()
+        .expect("judged");
+    let engine_blunders = r["blunder_rate"].as_f64().expect("eval's judge");
+    assert!((ours_blunders - engine_blunders).abs() < 1e-12, "{s} {r}");
+    assert_eq!(s["humans"]["judged"], 11);
+    let svg = std::fs::read_to_string(&chart).expect("chart");
+    assert!(svg.starts_with("<svg") && svg.contains("ours") && svg.contains("scorer"));
+    // A run on other positions is refused, naming both files.
+    let short = dir.path().join("short.jsonl");
+    let lines: Vec<&str> = text.lines().take(5).collect();
+    std::fs::write(&short, lines.join("\n")).expect("write");
+    let out = run(&[
+        "side-by-side",
+        ours.to_str().expect("path"),
+        short.to_str().expect("path"),
+    ]);
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(
+        e.contains("short.jsonl against") && e.contains("not the same sample"),
+        "{e}"
+    );
+}

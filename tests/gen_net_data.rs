@@ -10,28 +10,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn python() -> String {
-    std::env::var("PRECEDENT_TEST_PYTHON").unwrap_or_else(|_| "python3".to_string())
-}
-
-/// A shell wrapper that starts the fake engine with the Python that has python-chess.
-fn engine(dir: &Path) -> PathBuf {
-    let path = dir.join("engine.sh");
-    let script = common::fixture("engines/scorer.py");
-    fs::write(
-        &path,
-        format!("#!/bin/sh\nexec '{}' '{}'\n", python(), script.display()),
-    )
-    .expect("write the wrapper");
-    let mut perms = fs::metadata(&path).expect("wrapper").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    fs::set_permissions(&path, perms).expect("make the wrapper executable");
-    path
-}
-
 fn generate(out: &Path, games: &str, openings: &Path, engine: &Path) -> Output {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen-net-data");
-    Command::new(python())
+    Command::new(common::python())
         .arg(script)
         .arg(out)
         .args(["--games", games, "--seed", "5", "--openings"])
@@ -66,7 +47,7 @@ fn sites(pgn: &str) -> Vec<&str> {
 #[test]
 fn an_interrupted_run_resumed_by_the_same_command_writes_the_same_file() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let eng = engine(dir.path());
+    let eng = common::scorer_engine(dir.path());
     let openings = openings(dir.path());
     let whole = dir.path().join("whole.pgn");
     ok(&generate(&whole, "8", &openings, &eng));
@@ -101,7 +82,7 @@ fn an_interrupted_run_resumed_by_the_same_command_writes_the_same_file() {
 #[test]
 fn bad_input_is_one_line_naming_it() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let eng = engine(dir.path());
+    let eng = common::scorer_engine(dir.path());
     let openings = openings(dir.path());
     let out = dir.path().join("out.pgn");
     let not_zstd = dir.path().join("openings.pgn.zst");
@@ -161,7 +142,7 @@ fn bad_input_is_one_line_naming_it() {
 #[test]
 fn openings_that_cannot_start_a_game_are_skipped_and_counted() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let eng = engine(dir.path());
+    let eng = common::scorer_engine(dir.path());
     // small.pgn holds games with illegal moves and one from an empty board beside legal ones.
     let small = common::fixture("small.pgn");
     let out = dir.path().join("out.pgn");

@@ -384,6 +384,12 @@ pub struct OutcomeLine {
     pub probability: Option<f64>,
     /// The human's move's rank among the model's moves, 0 = most probable (model only).
     pub rank: Option<usize>,
+    /// The judge's loss of the engine's move, centipawns (with `--judge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<i32>,
+    /// The judge's loss of the human's move, centipawns (with `--judge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human_loss: Option<i32>,
 }
 
 /// The outcome lines of `outcomes`, each on the sample of the same index.
@@ -399,6 +405,8 @@ pub fn outcome_lines(samples: &[Sample], outcomes: &[Outcome]) -> Vec<OutcomeLin
             matched: o.matched,
             probability: o.expected_probability,
             rank: o.expected_rank,
+            loss: None,
+            human_loss: None,
         })
         .collect()
 }
@@ -969,6 +977,8 @@ mod tests {
             matched,
             probability: Some(p),
             rank: Some(usize::from(!matched)),
+            loss: None,
+            human_loss: None,
         };
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let own = vec![
@@ -1066,7 +1076,8 @@ fn value_after(
 }
 
 /// Centipawn losses of the engine's and the human's move in one position.
-type Losses = (Option<i32>, Option<i32>);
+/// The judge's losses of a position's engine move and human move, centipawns.
+pub type Losses = (Option<i32>, Option<i32>);
 
 /// The judge's centipawn loss of each listed move of each position: the value of the judge's
 /// best move minus the value of the move (at least 0), in the order given. Every search starts
@@ -1134,26 +1145,31 @@ fn losses_of(played: Option<Move>, human: Option<Move>, l: &[i32]) -> Losses {
     (engine_loss, human_loss)
 }
 
-/// Centipawn loss of the engine's moves (and of the humans' moves, when given) on `positions`,
-/// judged by an external engine: loss = value of the judge's best move − value of the move.
-pub fn judge(
+/// The judge's losses of the engine's and the humans' moves (when given) on `positions`, a
+/// pair a position, by an external engine: loss = value of the judge's best move − value of the
+/// move.
+pub fn judge_each(
     command: &str,
     options: &[(String, String)],
     limit: Limit,
     positions: &[(Chess, Option<Move>, Option<Move>)],
     threads: usize,
     progress: &dyn Progress,
-) -> Result<Judged, EvalError> {
+) -> Result<Vec<Losses>, EvalError> {
     let listed: Vec<(Chess, Vec<Move>)> = positions
         .iter()
         .map(|(pos, played, human)| (pos.clone(), moves_to_judge(*played, *human)))
         .collect();
     let losses = judge_moves(command, options, limit, &listed, threads, progress)?;
-    let all: Vec<Losses> = positions
+    Ok(positions
         .iter()
         .zip(&losses)
         .map(|((_, played, human), l)| losses_of(*played, *human, l))
-        .collect();
+        .collect())
+}
+
+/// The mean losses and blunder rates of the losses of [`judge_each`].
+pub fn judged_of(all: &[Losses]) -> Judged {
     let stats = |losses: Vec<i32>| -> Option<(f64, f64)> {
         if losses.is_empty() {
             return None;
@@ -1165,11 +1181,25 @@ pub fn judge(
     };
     let engine_stats = stats(all.iter().filter_map(|a| a.0).collect());
     let human_stats = stats(all.iter().filter_map(|a| a.1).collect());
-    Ok(Judged {
+    Judged {
         judged: all.iter().filter(|a| a.0.is_some()).count() as u64,
         mean_cp_loss: engine_stats.map_or(0.0, |s| s.0),
         blunder_rate: engine_stats.map_or(0.0, |s| s.1),
         human_mean_cp_loss: human_stats.map(|s| s.0),
         human_blunder_rate: human_stats.map(|s| s.1),
-    })
+    }
+}
+
+/// Centipawn loss of the engine's moves (and of the humans' moves, when given) on `positions`,
+/// judged by an external engine (see [`judge_each`]).
+pub fn judge(
+    command: &str,
+    options: &[(String, String)],
+    limit: Limit,
+    positions: &[(Chess, Option<Move>, Option<Move>)],
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<Judged, EvalError> {
+    let all = judge_each(command, options, limit, positions, threads, progress)?;
+    Ok(judged_of(&all))
 }

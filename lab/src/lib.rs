@@ -25,6 +25,7 @@ pub mod netfit;
 pub mod rating;
 pub mod reasoner;
 pub mod scale;
+pub mod sidebyside;
 pub mod tournament;
 pub mod tune;
 

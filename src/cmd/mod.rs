@@ -13,6 +13,7 @@ pub mod info;
 pub mod matchcmd;
 pub mod pack;
 pub mod progress;
+pub mod sidebyside;
 pub mod tune;
 pub mod uci;
 

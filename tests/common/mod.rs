@@ -53,3 +53,24 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// The Python with python-chess (`scripts/test` sets `PRECEDENT_TEST_PYTHON`).
+pub fn python() -> String {
+    std::env::var("PRECEDENT_TEST_PYTHON").unwrap_or_else(|_| "python3".to_string())
+}
+
+/// A shell wrapper in `dir` that starts the deterministic fake UCI engine
+/// (`tests/fixtures/engines/scorer.py`) with that Python.
+pub fn scorer_engine(dir: &Path) -> PathBuf {
+    let path = dir.join("engine.sh");
+    let script = fixture("engines/scorer.py");
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\nexec '{}' '{}'\n", python(), script.display()),
+    )
+    .expect("write the wrapper");
+    let mut perms = std::fs::metadata(&path).expect("wrapper").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&path, perms).expect("make the wrapper executable");
+    path
+}

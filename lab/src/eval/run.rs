@@ -15,7 +15,7 @@ use shakmaty::{Chess, Move};
 
 use super::{
     Budget, EpdReport, EvalError, Outcome, Report, casebase_keys, compare, epd_report, judge,
-    report, run_engine, run_reasoner, sample_positions,
+    judge_each, judged_of, report, run_engine, run_reasoner, sample_positions,
 };
 use crate::Progress;
 use crate::client::Limit;
@@ -258,16 +258,11 @@ impl EvalRun<'_> {
         let (name, outcomes) = self.moves_for(self.cb, &positions, bars)?;
         let seconds = || started.elapsed().as_secs_f64();
         let mut r = report(name, &samples, &outcomes, stats, seconds(), args.band_width);
-        if args.outcomes.is_some() || args.paired_with.is_some() {
-            let lines = super::outcome_lines(&samples, &outcomes);
-            if let Some(path) = &args.outcomes {
-                super::write_outcomes(path, &lines)?;
-            }
-            if let Some(path) = &args.paired_with {
-                let theirs = super::read_outcomes(path)?;
-                let name = path.display().to_string();
-                r.paired = Some(super::pair(&name, &lines, &theirs).map_err(EvalError::Other)?);
-            }
+        let mut lines = super::outcome_lines(&samples, &outcomes);
+        if let Some(path) = &args.paired_with {
+            let theirs = super::read_outcomes(path)?;
+            let name = path.display().to_string();
+            r.paired = Some(super::pair(&name, &lines, &theirs).map_err(EvalError::Other)?);
         }
         if args.ablation {
             r.ablation = Some(self.ablation(&positions, &outcomes, bars)?);
@@ -304,7 +299,11 @@ impl EvalRun<'_> {
                 .map(|(s, o)| (s.game.position.clone(), o.played, Some(s.human)))
                 .collect();
             let bar = bars.bar("positions judged");
-            r.judged = Some(judge(judge_cmd, &[], limit, &items, self.threads, &*bar)?);
+            let losses = judge_each(judge_cmd, &[], limit, &items, self.threads, &*bar)?;
+            for (line, (loss, human_loss)) in lines.iter_mut().zip(&losses) {
+                (line.loss, line.human_loss) = (*loss, *human_loss);
+            }
+            r.judged = Some(judged_of(&losses));
             if let Some(theirs) = &default_moves {
                 // The humans' moves are judged once, above.
                 let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
@@ -317,6 +316,10 @@ impl EvalRun<'_> {
                 r.default_judged = Some(judged);
             }
             r.seconds = seconds();
+        }
+        // Written last, so that they carry the judge's losses.
+        if let Some(path) = &args.outcomes {
+            super::write_outcomes(path, &lines)?;
         }
         Ok(r)
     }

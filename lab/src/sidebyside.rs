@@ -1,0 +1,433 @@
+//! Side by side: runs of `eval --outcomes` on the same positions (Precedent's styles and
+//! levels, Maia-1 through lc0, any UCI engine), each with its move-matching, its paired
+//! difference from the first run, and the judge's blunders when the runs were judged; the
+//! humans' blunders beside them; and a chart of matching against blunders.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use plotters::prelude::*;
+use serde::Serialize;
+
+use crate::eval::{BLUNDER_CP, Comparison, EvalError, OutcomeLine, pair, read_outcomes, wilson};
+
+/// Arguments of `precedent side-by-side`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SideArgs {
+    /// The runs, each an `eval --outcomes` file on the same positions, as LABEL=FILE or FILE
+    /// (labelled by its name); the first is the one the others are paired against
+    #[arg(required = true, value_name = "[LABEL=]FILE")]
+    pub runs: Vec<String>,
+    /// Also draw move-matching against blunders as an SVG chart here (needs judged runs:
+    /// `eval --judge`)
+    #[arg(long, value_name = "FILE")]
+    pub chart: Option<PathBuf>,
+    /// The chart's title
+    #[arg(
+        long,
+        default_value = "move-matching and blunders on the same positions"
+    )]
+    pub title: String,
+}
+
+/// One run's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunRow {
+    /// Its label.
+    pub label: String,
+    /// Positions.
+    pub positions: u64,
+    /// Positions where it played the human's move.
+    pub matches: u64,
+    /// `matches / positions`, with its 95 % Wilson interval (0..=1).
+    pub matching: (f64, f64, f64),
+    /// Its difference from the first run on the same positions (none for the first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Comparison>,
+    /// The judge's verdict on its moves, when judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judged: Option<Quality>,
+}
+
+/// Move quality by the judge: blunders (a loss of [`BLUNDER_CP`] or more) with their 95 %
+/// Wilson interval, and the mean loss.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Quality {
+    /// Moves judged.
+    pub judged: u64,
+    /// Share of blunders, with its interval (0..=1).
+    pub blunders: (f64, f64, f64),
+    /// Mean loss, centipawns.
+    pub mean_loss: f64,
+}
+
+impl Quality {
+    /// The quality of `losses`; `None` when there are none.
+    fn of(losses: impl Iterator<Item = i32>) -> Option<Quality> {
+        let losses: Vec<i32> = losses.collect();
+        let n = losses.len() as u64;
+        if n == 0 {
+            return None;
+        }
+        let k = losses.iter().filter(|&&l| l >= BLUNDER_CP).count() as u64;
+        let (lo, hi) = wilson(k, n);
+        Some(Quality {
+            judged: n,
+            blunders: (k as f64 / n as f64, lo, hi),
+            mean_loss: losses.iter().map(|&l| f64::from(l)).sum::<f64>() / n as f64,
+        })
+    }
+}
+
+/// The runs side by side.
+#[derive(Clone, Debug, Serialize)]
+pub struct SideBySide {
+    /// Each run, in the order given.
+    pub runs: Vec<RunRow>,
+    /// The humans' moves as the judge saw them (from the first run that judged them all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub humans: Option<Quality>,
+    /// The chart written, if asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chart: Option<String>,
+}
+
+/// A run's label and file from `LABEL=FILE` or `FILE`.
+fn label_and_path(run: &str) -> (String, PathBuf) {
+    match run.split_once('=') {
+        Some((label, path)) if !label.is_empty() && !path.is_empty() => {
+            (label.to_string(), PathBuf::from(path))
+        }
+        _ => {
+            let path = PathBuf::from(run);
+            let label = path
+                .file_stem()
+                .map_or_else(|| run.to_string(), |s| s.to_string_lossy().into_owned());
+            (label, path)
+        }
+    }
+}
+
+/// Compares the runs of `args` (and draws the chart when asked).
+pub fn run(args: &SideArgs) -> Result<SideBySide, EvalError> {
+    let mut runs = Vec::new();
+    for run in &args.runs {
+        let (label, path) = label_and_path(run);
+        let lines = read_outcomes(&path)?;
+        if lines.is_empty() {
+            return Err(EvalError::Other(format!(
+                "{}: no outcome lines",
+                path.display()
+            )));
+        }
+        runs.push((label, path, lines));
+    }
+    let report = side_by_side(&runs)?;
+    let Some(path) = &args.chart else {
+        return Ok(report);
+    };
+    let svg = chart(&report, &args.title).map_err(EvalError::Other)?;
+    std::fs::write(path, svg).map_err(|e| {
+        EvalError::Other(format!("{}: cannot write the chart: {e}", path.display()))
+    })?;
+    Ok(SideBySide {
+        chart: Some(path.display().to_string()),
+        ..report
+    })
+}
+
+/// The figures of runs (label, file, lines), the first the reference; an error when a run is
+/// not on the first's positions.
+pub fn side_by_side(runs: &[(String, PathBuf, Vec<OutcomeLine>)]) -> Result<SideBySide, EvalError> {
+    let Some((_, first_path, first)) = runs.first() else {
+        return Err(EvalError::Other("side by side: no runs".into()));
+    };
+    let mut rows = Vec::new();
+    for (i, (label, path, lines)) in runs.iter().enumerate() {
+        let paired = if i == 0 {
+            None
+        } else {
+            let name = runs[0].0.clone();
+            let c = pair(&name, lines, first).map_err(|e| {
+                EvalError::Other(format!(
+                    "{} against {}: {e}",
+                    path.display(),
+                    first_path.display()
+                ))
+            })?;
+            Some(c)
+        };
+        let n = lines.len() as u64;
+        let k = lines.iter().filter(|l| l.matched).count() as u64;
+        let (lo, hi) = wilson(k, n);
+        let judged = if lines.iter().all(|l| l.played.is_none() || l.loss.is_some()) {
+            Quality::of(lines.iter().filter_map(|l| l.loss))
+        } else {
+            None
+        };
+        rows.push(RunRow {
+            label: label.clone(),
+            positions: n,
+            matches: k,
+            matching: (k as f64 / n as f64, lo, hi),
+            paired,
+            judged,
+        });
+    }
+    let humans = runs
+        .iter()
+        .map(|(_, _, lines)| lines)
+        .find(|lines| lines.iter().all(|l| l.human_loss.is_some()))
+        .and_then(|lines| Quality::of(lines.iter().filter_map(|l| l.human_loss)));
+    Ok(SideBySide {
+        runs: rows,
+        humans,
+        chart: None,
+    })
+}
+
+impl fmt::Display for SideBySide {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pct = |x: f64| x * 100.0;
+        let width = self
+            .runs
+            .iter()
+            .map(|r| r.label.len())
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        writeln!(
+            f,
+            "{:width$}  {:>22}  {:>24}  {:>21}  {:>9}",
+            "run", "matching (95% CI)", "paired Δ (95% CI)", "blunders (95% CI)", "mean loss"
+        )?;
+        let quality = |q: Option<Quality>| match q {
+            Some(q) => (
+                format!(
+                    "{:.1}% ({:.1}–{:.1})",
+                    pct(q.blunders.0),
+                    pct(q.blunders.1),
+                    pct(q.blunders.2)
+                ),
+                format!("{:.0} cp", q.mean_loss),
+            ),
+            None => ("–".into(), "–".into()),
+        };
+        for r in &self.runs {
+            let (m, lo, hi) = r.matching;
+            let matching = format!("{:.1}% ({:.1}–{:.1})", pct(m), pct(lo), pct(hi));
+            let paired = r.paired.as_ref().map_or_else(
+                || "(reference)".to_string(),
+                |c| {
+                    format!(
+                        "{:+.1} ({:+.1}..{:+.1})",
+                        pct(c.delta),
+                        pct(c.delta_ci_low),
+                        pct(c.delta_ci_high)
+                    )
+                },
+            );
+            let (blunders, loss) = quality(r.judged);
+            writeln!(
+                f,
+                "{:width$}  {matching:>22}  {paired:>24}  {blunders:>21}  {loss:>9}",
+                r.label
+            )?;
+        }
+        if self.humans.is_some() {
+            let (blunders, loss) = quality(self.humans);
+            writeln!(
+                f,
+                "{:width$}  {:>22}  {:>24}  {blunders:>21}  {loss:>9}",
+                "humans", "–", "–"
+            )?;
+        }
+        let n = self.runs.first().map_or(0, |r| r.positions);
+        writeln!(f, "{n} positions, the same in every run")?;
+        if let Some(path) = &self.chart {
+            writeln!(f, "chart: {path}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The runs as points, blunders (x) against matching (y), each with its matching interval; the
+/// humans' blunders as a vertical line. Only judged runs are drawn.
+pub fn chart(s: &SideBySide, title: &str) -> Result<String, String> {
+    let pct = |x: f64| x * 100.0;
+    let points: Vec<(&str, f64, f64, f64, f64)> = s
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let q = r.judged?;
+            let (m, lo, hi) = r.matching;
+            Some((
+                r.label.as_str(),
+                pct(q.blunders.0),
+                pct(m),
+                pct(lo),
+                pct(hi),
+            ))
+        })
+        .collect();
+    if points.is_empty() {
+        return Err("no judged run to chart (run eval with --judge)".into());
+    }
+    let human = s.humans.map(|q| pct(q.blunders.0));
+    let xs = points.iter().map(|p| p.1).chain(human);
+    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (x0, x1) = ((x0 - 1.0).max(0.0), x1 + 1.0);
+    let y0 = points.iter().map(|p| p.3).fold(f64::MAX, f64::min) - 1.0;
+    let y1 = points.iter().map(|p| p.4).fold(f64::MIN, f64::max) + 1.0;
+    let mut svg = String::new();
+    {
+        let err = |e: &dyn fmt::Display| format!("drawing the chart: {e}");
+        let root = SVGBackend::with_string(&mut svg, (720, 460)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 15))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("blunders (%; loss of 200 cp or more by the judge)")
+            .y_desc("move-matching (%; 95 % interval)")
+            .draw()
+            .map_err(|e| err(&e))?;
+        if let Some(h) = human {
+            let green = RGBColor(0x2a, 0x9d, 0x3f);
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(h, y0), (h, y1)],
+                    green.stroke_width(2),
+                )))
+                .map_err(|e| err(&e))?
+                .label("the humans' blunders")
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], green));
+        }
+        const COLOURS: [(u8, u8, u8); 6] = [
+            (0xd6, 0x27, 0x28),
+            (0x1f, 0x77, 0xb4),
+            (0x00, 0x00, 0x00),
+            (0xff, 0x7f, 0x0e),
+            (0x94, 0x67, 0xbd),
+            (0x8c, 0x56, 0x4b),
+        ];
+        for (i, (label, x, y, lo, hi)) in points.iter().enumerate() {
+            let (r, g, b) = COLOURS[i % COLOURS.len()];
+            let color = RGBColor(r, g, b);
+            chart
+                .draw_series([PathElement::new(
+                    vec![(*x, *lo), (*x, *hi)],
+                    color.stroke_width(2),
+                )])
+                .map_err(|e| err(&e))?;
+            chart
+                .draw_series([Circle::new((*x, *y), 5, color.filled())])
+                .map_err(|e| err(&e))?
+                .label(label.to_string())
+                .legend(move |(x, y)| Circle::new((x + 8, y), 4, color.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .label_font(("sans-serif", 11))
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(fen: &str, matched: bool, loss: Option<i32>, human_loss: Option<i32>) -> OutcomeLine {
+        OutcomeLine {
+            fen: fen.into(),
+            human: "e2e4".into(),
+            played: Some(if matched { "e2e4" } else { "d2d4" }.into()),
+            matched,
+            probability: None,
+            rank: None,
+            loss,
+            human_loss,
+        }
+    }
+
+    fn runs() -> Vec<(String, PathBuf, Vec<OutcomeLine>)> {
+        let fens = ["a", "b", "c", "d"];
+        let maia = fens
+            .iter()
+            .enumerate()
+            .map(|(i, f)| line(f, i < 2, Some(if i == 3 { 250 } else { 0 }), Some(300)))
+            .collect();
+        let ours = fens
+            .iter()
+            .enumerate()
+            .map(|(i, f)| line(f, i < 3, Some(0), Some(300)))
+            .collect();
+        vec![
+            ("maia".into(), "m.jsonl".into(), maia),
+            ("ours".into(), "o.jsonl".into(), ours),
+        ]
+    }
+
+    #[test]
+    fn runs_are_paired_against_the_first_and_judged() {
+        let s = side_by_side(&runs()).expect("same positions");
+        assert_eq!(s.runs[0].matches, 2);
+        assert_eq!(s.runs[1].matches, 3);
+        let c = s.runs[1].paired.as_ref().expect("paired");
+        assert!((c.delta - 0.25).abs() < 1e-12, "{}", c.delta);
+        assert_eq!((c.own_only, c.other_only), (1, 0));
+        let maia = s.runs[0].judged.expect("judged");
+        assert_eq!(maia.blunders.0, 0.25);
+        assert_eq!(s.runs[1].judged.expect("judged").blunders.0, 0.0);
+        assert_eq!(s.humans.expect("humans").blunders.0, 1.0);
+        let text = s.to_string();
+        assert!(
+            text.contains("(reference)") && text.contains("+25.0"),
+            "{text}"
+        );
+        let svg = chart(&s, "a & b").expect("chart");
+        assert!(svg.starts_with("<svg") && svg.contains("a &amp; b"));
+        assert_eq!(
+            svg.matches("<circle").count(),
+            4,
+            "two points and two legend marks"
+        );
+    }
+
+    #[test]
+    fn runs_on_other_positions_are_refused_by_name() {
+        let mut r = runs();
+        r[1].2[2].fen = "z".into();
+        let e = side_by_side(&r).expect_err("other positions").to_string();
+        assert!(
+            e.starts_with("o.jsonl against m.jsonl: maia: position 3"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn labels_come_from_the_argument_or_the_file_name() {
+        assert_eq!(
+            label_and_path("Maia-1 1500=runs/m.jsonl"),
+            ("Maia-1 1500".to_string(), PathBuf::from("runs/m.jsonl"))
+        );
+        assert_eq!(
+            label_and_path("runs/default-1400.jsonl"),
+            (
+                "default-1400".to_string(),
+                PathBuf::from("runs/default-1400.jsonl")
+            )
+        );
+    }
+}
