@@ -691,7 +691,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     at_elo(
         &mut e,
         1790,
-        "info string level 1800 (UCI_Elo 1790): the move model of movers rated 1800-1999, errors (a loss of 1.01 by the search and under 0.50 after two plies) played when at least 0.02 times as probable as the likeliest sound move, search weight 3.00",
+        "info string level 1800 (UCI_Elo 1790): the move model of movers rated 1800-1999, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable as the likeliest sound move, search weight 1.00",
     );
     // Above 1900: level 2000, the model of movers rated 2000-2199 (README's table).
     at_elo(

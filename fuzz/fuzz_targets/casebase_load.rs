@@ -13,6 +13,7 @@ use shakmaty::{CastlingMode, Chess, Color, Position};
 
 const MAGIC: &[u8] = b"PRECEDNT";
 const TRAILER_MAGIC: &[u8] = b"PRCDTEND";
+/// The shortest header (format version 3; version 4's is 256 bytes).
 const HEADER_LEN: usize = 192;
 const TRAILER_LEN: usize = 16;
 
@@ -33,6 +34,7 @@ fn touch(cb: &CaseBase) {
     let _ = (cb.name(), cb.is_empty(), cb.format_version(), cb.info());
     let boards = cb.boards();
     let metas = cb.metas();
+    let _ = cb.policy().len();
     assert!(boards.len() <= n, "boards() length");
     assert_eq!(cb.occurrences().len(), boards.len() + 1, "occurrences() length");
     assert_eq!(metas.len(), n, "metas() length");

@@ -435,14 +435,14 @@ mod params_tests {
         );
     }
 
-    /// The README's table of levels (`UCI_Elo` range, level, band, errors, temperature, search
-    /// weight, evaluation)
+    /// The README's table of levels (`UCI_Elo` range, level, band, model, errors, temperature,
+    /// search weight, evaluation)
     /// is what the embedded parameter file holds and what [`EngineConfig::level_for`] chooses:
     /// the levels are retuned by hand in both places, and a user reads the README.
     #[test]
     fn the_readme_level_table_is_the_embedded_levels() {
         const README: &str = include_str!("../../../README.md");
-        let header = "| `UCI_Elo` | level | model of movers rated | errors | temperature | search weight | evaluation |";
+        let header = "| `UCI_Elo` | level | model of movers rated | model | errors | temperature | search weight | evaluation |";
         let rows: Vec<Vec<&str>> = README
             .lines()
             .skip_while(|l| *l != header)
@@ -458,10 +458,13 @@ mod params_tests {
         };
         let mut next_elo = cfg.elo_range().expect("levels").0;
         for (row, level) in rows.iter().zip(&cfg.levels) {
-            let [elos, elo, band, errors, temperature, weight, eval] = row[..] else {
+            let [elos, elo, band, model, errors, temperature, weight, eval] = row[..] else {
                 panic!("README row {row:?}");
             };
             assert_eq!(elo.parse::<u16>().ok(), Some(level.elo), "{row:?}");
+            // "linear": its own 29-feature model; "network": the model's network at its band.
+            let shared = level.share_network && level.model.network.is_none();
+            assert_eq!(model, if shared { "network" } else { "linear" }, "{row:?}");
             assert_eq!(range(band), (level.min_rating, level.max_rating), "{row:?}");
             // "drawn" at the temperature, or "loss ≥ L cp, ratio R" with no temperature ("—").
             match level.errors {
@@ -494,7 +497,7 @@ mod params_tests {
                 Some(level.search_weight),
                 "{row:?}"
             );
-            let network = level.evaluation == Some(Evaluation::Network);
+            let network = level.evaluation != Some(Evaluation::Classic);
             assert_eq!(
                 eval,
                 if network { "network" } else { "hand-made" },
