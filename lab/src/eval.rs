@@ -1168,17 +1168,21 @@ pub fn judge_each(
         .collect())
 }
 
+/// The mean of `losses`, their share of blunders (a loss of [`BLUNDER_CP`] or more) and the
+/// count of blunders; `None` when there are none.
+pub fn loss_stats(losses: &[i32]) -> Option<(f64, f64, u64)> {
+    if losses.is_empty() {
+        return None;
+    }
+    let n = losses.len() as f64;
+    let mean = losses.iter().map(|&l| f64::from(l)).sum::<f64>() / n;
+    let blunders = losses.iter().filter(|&&l| l >= BLUNDER_CP).count() as u64;
+    Some((mean, blunders as f64 / n, blunders))
+}
+
 /// The mean losses and blunder rates of the losses of [`judge_each`].
 pub fn judged_of(all: &[Losses]) -> Judged {
-    let stats = |losses: Vec<i32>| -> Option<(f64, f64)> {
-        if losses.is_empty() {
-            return None;
-        }
-        let n = losses.len() as f64;
-        let mean = losses.iter().map(|&l| f64::from(l)).sum::<f64>() / n;
-        let blunders = losses.iter().filter(|&&l| l >= BLUNDER_CP).count() as f64 / n;
-        Some((mean, blunders))
-    };
+    let stats = |losses: Vec<i32>| loss_stats(&losses).map(|(mean, blunders, _)| (mean, blunders));
     let engine_stats = stats(all.iter().filter_map(|a| a.0).collect());
     let human_stats = stats(all.iter().filter_map(|a| a.1).collect());
     Judged {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use plotters::prelude::*;
 use serde::Serialize;
 
-use crate::eval::{BLUNDER_CP, Comparison, EvalError, OutcomeLine, pair, read_outcomes, wilson};
+use crate::eval::{Comparison, EvalError, OutcomeLine, loss_stats, pair, read_outcomes, wilson};
 
 /// Arguments of `precedent side-by-side`.
 #[derive(clap::Args, Debug, Clone)]
@@ -49,7 +49,7 @@ pub struct RunRow {
     pub judged: Option<Quality>,
 }
 
-/// Move quality by the judge: blunders (a loss of [`BLUNDER_CP`] or more) with their 95 %
+/// Move quality by the judge: blunders (a loss of [`crate::eval::BLUNDER_CP`] or more) with their 95 %
 /// Wilson interval, and the mean loss.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Quality {
@@ -65,16 +65,12 @@ impl Quality {
     /// The quality of `losses`; `None` when there are none.
     fn of(losses: impl Iterator<Item = i32>) -> Option<Quality> {
         let losses: Vec<i32> = losses.collect();
-        let n = losses.len() as u64;
-        if n == 0 {
-            return None;
-        }
-        let k = losses.iter().filter(|&&l| l >= BLUNDER_CP).count() as u64;
-        let (lo, hi) = wilson(k, n);
+        let (mean_loss, share, k) = loss_stats(&losses)?;
+        let (lo, hi) = wilson(k, losses.len() as u64);
         Some(Quality {
-            judged: n,
-            blunders: (k as f64 / n as f64, lo, hi),
-            mean_loss: losses.iter().map(|&l| f64::from(l)).sum::<f64>() / n as f64,
+            judged: losses.len() as u64,
+            blunders: (share, lo, hi),
+            mean_loss,
         })
     }
 }
