@@ -697,21 +697,20 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     at_elo(
         &mut e,
         1901,
-        "info string level 2000 (UCI_Elo 1901): the move model of movers rated 2000-2199, errors (a loss of 1.01 by the search and under 0.50 after two plies) played when at least 0.02 times as probable as the likeliest sound move, search weight 3.00",
+        "info string level 2000 (UCI_Elo 1901): the move model of movers rated 2000-2199, errors (a loss of 2.00 by the search) played when at least 0.02 times as probable as the likeliest sound move, search weight 1.50",
     );
-    // Above 2100: level 2200, the model of movers rated 2200-2399 read with the network, erring
-    // only where the model gives an error nearly no chance.
+    // Above 2100: level 2200, the model of movers rated 2200-2399, heeding its search twice.
     at_elo(
         &mut e,
         2101,
-        "info string level 2200 (UCI_Elo 2101): the move model of movers rated 2200-2399, errors (a loss of 2.00 by the search) played when at least 0.000000001 times as probable as the likeliest sound move, search weight 6.00, network evaluation",
+        "info string level 2200 (UCI_Elo 2101): the move model of movers rated 2200-2399, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable as the likeliest sound move, search weight 2.00",
     );
     // An evaluation the user sets replaces the level's own, and the line says which.
     e.send("setoption name Evaluation value classic");
     let info = at_elo(&mut e, 2101, "info string level 2200 (UCI_Elo 2101)");
     let line = level_line(&info).expect("a level line");
     assert!(
-        line.ends_with("search weight 6.00, classic evaluation"),
+        line.ends_with("search weight 2.00, classic evaluation"),
         "{line}"
     );
     e.send("setoption name Evaluation value auto");
@@ -719,7 +718,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let info = at_elo(
         &mut e,
         1600,
-        "info string level 1600 (UCI_Elo 1600): the move model of movers rated 1600-1799, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable",
+        "info string level 1600 (UCI_Elo 1600): the move model of movers rated 1600-1799, errors (a loss of 2.00 by the search) played when at least 0.02 times as probable",
     );
     let model = info
         .iter()

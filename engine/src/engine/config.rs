@@ -308,8 +308,10 @@ impl EngineConfig {
         {
             revise.eval = eval;
         }
+        // The level as played names the evaluation when it is not `auto`'s: its own, or the
+        // one the user set.
         let mut played = level.clone();
-        played.evaluation = played.evaluation.map(|_| revise.eval);
+        played.evaluation = (revise.eval != Evaluation::Auto).then_some(revise.eval);
         // The levels themselves stay behind: the resolved configuration plays one of them.
         let cfg = EngineConfig {
             style: Style::Human,
@@ -644,6 +646,14 @@ mod params_tests {
             level.evaluation = None;
         }
         assert_eq!(cfg.resolved().0.revise.eval, Evaluation::Auto);
+        assert_eq!(cfg.resolved().1.expect("a level").0.evaluation, None);
+        // The user's choice is named for a level without its own too.
+        cfg.revise.eval = Evaluation::Classic;
+        assert_eq!(
+            cfg.resolved().1.expect("a level").0.evaluation,
+            Some(Evaluation::Classic)
+        );
+        cfg.revise.eval = Evaluation::Auto;
         // A parameter file keeps it.
         cfg.levels[0].evaluation = Some(Evaluation::Network);
         let dir = tempfile::tempdir().expect("tempdir");
