@@ -17,6 +17,8 @@
 //!   holds the similarity of docs/method.md on bit planes).
 //! - [`adapt`] adapts each retrieved case's move to the most similar legal move here and lets
 //!   the cases vote ([`adapt::reuse`]).
+//! - [`model`] gives every legal move a probability from what the cases and the search say of it
+//!   (the move model the human styles and the levels play).
 //! - [`revise`] checks the cases' proposals with a tactical search.
 //! - [`engine`] runs the stages for one move within a time budget: the one runner,
 //!   [`engine::think`], its configuration, time management and explanations.

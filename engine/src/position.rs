@@ -39,6 +39,11 @@ pub enum PositionError {
     },
 }
 
+/// A move in short algebraic notation (`Nf3`, `exd5`, `O-O`), in `pos`.
+pub fn san(pos: &Chess, m: Move) -> String {
+    shakmaty::san::San::from_move(pos, m).to_string()
+}
+
 /// Parses a FEN (4 to 6 fields) into a legal position. Standard castling is tried first, then
 /// Chess960 (Shredder/X-FEN castling rights).
 pub fn parse_fen(fen: &str) -> Result<Chess, PositionError> {

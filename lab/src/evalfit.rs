@@ -180,7 +180,7 @@ pub fn quiet_eval(m: &Mover, evals: &[Option<i32>], max_eval: i32) -> Option<i32
 }
 
 fn sigmoid(v: f64) -> f64 {
-    1.0 / (1.0 + (-K * v).exp())
+    crate::netfit::sigmoid(K * v)
 }
 
 /// The mean squared difference of the expected scores, our evaluation times `scale` against

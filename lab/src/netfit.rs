@@ -88,7 +88,8 @@ pub struct Reading {
     pub flip: bool,
 }
 
-fn sigmoid(v: f64) -> f64 {
+/// The logistic function.
+pub(crate) fn sigmoid(v: f64) -> f64 {
     1.0 / (1.0 + (-v).exp())
 }
 

@@ -5,6 +5,7 @@
 use crate::adapt::reuse::{CaseRef, Decision};
 use crate::engine::config::{Level, Style};
 use crate::engine::{DecidedBy, Judgement, Thought};
+use crate::position::san;
 use crate::revise::{Revised, describe_value};
 
 /// The explanation of a move, a line each.
@@ -22,11 +23,6 @@ pub fn explain(t: &Thought) -> Vec<String> {
         }
         DecidedBy::Cases => decision(&t.decision),
     }
-}
-
-/// A move in short algebraic notation, in `pos`.
-fn san(pos: &shakmaty::Chess, m: shakmaty::Move) -> String {
-    shakmaty::san::San::from_move(pos, m).to_string()
 }
 
 /// Lines explaining the move model's choice: the probabilities, what the case base and the

@@ -15,11 +15,10 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use serde::Serialize;
-use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::adapt::reuse::Decision;
-use crate::position::legal_moves_within;
+use crate::position::{legal_moves_within, san};
 pub use search::Memory;
 use search::{RootValue, SearchLimits, Searcher, mate_in};
 
@@ -230,10 +229,6 @@ fn role_name(role: shakmaty::Role) -> &'static str {
         shakmaty::Role::Queen => "queen",
         shakmaty::Role::King => "king",
     }
-}
-
-fn san(pos: &Chess, m: Move) -> String {
-    San::from_move(pos, m).to_string()
 }
 
 /// Why a candidate was rejected, in words: its refutation.

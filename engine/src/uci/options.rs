@@ -26,8 +26,6 @@ pub struct Options {
     pub reasoner: EngineConfig,
     /// Whether castling is Chess960 castling, moves written king-takes-rook (`UCI_Chess960`).
     pub chess960: bool,
-    /// Whether the GUI is analysing rather than playing (`UCI_AnalyseMode`).
-    pub analyse_mode: bool,
     /// Whether pondering is enabled in the GUI (`Ponder`).
     pub ponder: bool,
     /// Whether to play at the level `elo` (`UCI_LimitStrength`).
@@ -46,7 +44,6 @@ impl Default for Options {
             multipv: 1,
             reasoner: EngineConfig::default(),
             chess960: false,
-            analyse_mode: false,
             ponder: false,
             limit_strength: false,
             elo: DEFAULT_ELO,
@@ -230,7 +227,10 @@ impl Options {
                 }
             }
             "uci_chess960" => self.chess960 = check()?,
-            "uci_analysemode" => self.analyse_mode = check()?,
+            // Accepted (GUIs send it) and checked, but nothing plays differently when analysing.
+            "uci_analysemode" => {
+                check()?;
+            }
             _ => {
                 let mut cfg = self.reasoner.clone();
                 let applied = SETTINGS
