@@ -96,8 +96,7 @@ pub struct Level {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<ErringRule>,
     /// The evaluation of the search its model reads, when the engine's is `auto`: the one its
-    /// model was fitted and the level calibrated on. `None`: `auto`'s own choice for the move
-    /// model, the hand-made evaluation.
+    /// model was fitted and the level calibrated on. `None`: `auto`'s own choice, the network.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluation: Option<Evaluation>,
     /// Whether a model without a network of its own plays the main model's network at the
@@ -107,6 +106,14 @@ pub struct Level {
     pub share_network: bool,
     /// The move model fitted on the band's moves.
     pub model: ModelConfig,
+}
+
+impl Level {
+    /// Whether the level plays the main model's network (read at its band's middle rating):
+    /// it shares it and has none of its own.
+    pub fn plays_shared_network(&self) -> bool {
+        self.share_network && self.model.network.is_none()
+    }
 }
 
 fn yes() -> bool {
@@ -122,7 +129,7 @@ fn is_true(b: &bool) -> bool {
 /// most probable *error* (`loss` or worse) is at least `ratio` times as probable; then that
 /// error. The engine errs where the model's players are tempted to, with their likeliest
 /// error, and otherwise plays their likeliest move, so that it matches more of their moves than
-/// a draw erring as often (`docs/levels.md`, "The errors rule (2026-11-25)").
+/// a draw erring as often (`docs/levels.md`, "How a level plays").
 ///
 /// With `hidden`, only errors the search does not see at two plies count (their loss there is
 /// under `hidden` centipawns): the ones a player misses because the refutation lies deeper.
@@ -286,8 +293,7 @@ impl EngineConfig {
         let level = choice.level;
         let mut model = level.model.clone();
         // A level without a network of its own plays the model's at its band's rating.
-        if model.network.is_none()
-            && level.share_network
+        if level.plays_shared_network()
             && let Some(net) = &self.model.network
         {
             let mut net = net.clone();
@@ -465,8 +471,12 @@ mod params_tests {
             };
             assert_eq!(elo.parse::<u16>().ok(), Some(level.elo), "{row:?}");
             // "linear": its own 29-feature model; "network": the model's network at its band.
-            let shared = level.share_network && level.model.network.is_none();
-            assert_eq!(model, if shared { "network" } else { "linear" }, "{row:?}");
+            let model_word = if level.plays_shared_network() {
+                "network"
+            } else {
+                "linear"
+            };
+            assert_eq!(model, model_word, "{row:?}");
             assert_eq!(range(band), (level.min_rating, level.max_rating), "{row:?}");
             // "drawn" at the temperature, or "loss ≥ L cp, ratio R" with no temperature ("—").
             match level.errors {
@@ -640,7 +650,7 @@ mod params_tests {
             played.expect("a level").0.evaluation,
             Some(Evaluation::Classic)
         );
-        // Without one, `auto` stays `auto`: the hand-made evaluation for the move model.
+        // Without one, `auto` stays `auto` (the network), and the level names none.
         cfg.revise.eval = Evaluation::Auto;
         for level in &mut cfg.levels {
             level.evaluation = None;
