@@ -46,12 +46,17 @@ enum Command {
     FitEval(precedent_lab::evalfit::EvalFitArgs),
     /// Train the search's network evaluation on analysed games.
     FitNet(precedent_lab::netfit::NetFitArgs),
-    /// Measure the retrieval scan in cases per second.
+    /// Measure the retrieval scan in cases per second, beside a read loop over the same boards
+    /// (`PRECEDENT_KERNEL=avx2` measures the AVX2 path on an AVX-512 machine), or the search.
     Bench(cmd::bench::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(err) = precedent::retrieve::kernel_from_environment() {
+        eprintln!("precedent: error: {err}");
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
         Some(Command::Build(args)) => cmd::build::run(args),
         Some(Command::Info(args)) => cmd::info::run(args),

@@ -20,8 +20,14 @@ const PATIENCE: Duration = Duration::from_secs(20);
 
 impl Engine {
     fn start(args: &[&str]) -> Engine {
+        Engine::start_with(args, &[])
+    }
+
+    /// Starts the engine with `variables` set in its environment.
+    fn start_with(args: &[&str], variables: &[(&str, &str)]) -> Engine {
         let mut child = Command::new(common::bin())
             .args(args)
+            .envs(variables.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -849,4 +855,56 @@ fn the_best_style_gives_multipv_lines_with_exact_scores() {
     );
     assert!(last[0].contains(&format!(" pv {mv}")), "{last:#?} {mv}");
     e.quit();
+}
+
+/// The retrieval scan's kernels give the same scores, so the engine plays the same moves with the
+/// same nodes at a fixed depth whichever kernel `PRECEDENT_KERNEL` forces; a misspelt or
+/// unsupported kernel is an error that names the variable.
+#[test]
+fn every_scan_kernel_plays_the_same_moves_with_the_same_nodes() {
+    use precedent::retrieve::Kernel;
+    let positions = [
+        "position startpos moves e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6",
+        "position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9",
+        "position fen 8/5pk1/6p1/3R4/7P/6P1/r4PK1/8 b - - 0 45",
+    ];
+    let mut first: Option<(Kernel, Vec<String>)> = None;
+    for kernel in Kernel::ALL.into_iter().filter(|k| k.supported()) {
+        let mut engine = Engine::start_with(&[], &[("PRECEDENT_KERNEL", kernel.name())]);
+        engine.handshake();
+        engine.send("setoption name Seed value 7");
+        engine.send("setoption name Threads value 1");
+        let mut played = Vec::new();
+        for position in positions {
+            engine.send(position);
+            let (info, mv) = engine.go("go depth 5");
+            let nodes = info
+                .iter()
+                .rev()
+                .find_map(|l| l.split(" nodes ").nth(1)?.split_whitespace().next())
+                .expect("an info line with nodes")
+                .to_string();
+            played.push(format!("{mv} {nodes}"));
+        }
+        engine.quit();
+        match &first {
+            None => first = Some((kernel, played)),
+            Some((k, want)) => assert_eq!(&played, want, "{kernel} against {k}"),
+        }
+    }
+    for (value, says) in [("avx3", "unknown scan kernel"), ("", "unknown scan kernel")] {
+        let out = Command::new(common::bin())
+            .args(["go", "--startpos", "--movetime", "10"])
+            .env("PRECEDENT_KERNEL", value)
+            .stdin(Stdio::null())
+            .output()
+            .expect("the binary runs");
+        let err = common::stderr(&out);
+        assert!(!out.status.success(), "{value:?} accepted");
+        assert!(
+            err.contains("PRECEDENT_KERNEL") && err.contains(says),
+            "{err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
 }

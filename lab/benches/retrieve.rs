@@ -1,6 +1,7 @@
 //! Retrieval scan speed: top-1 and top-32 over 100 k, 1 M and 10 M cases, on 1 and 2 threads.
 //! The boards are the embedded case base's real (distinct) positions, repeated (mirrored on odd laps) to
-//! reach the size. Throughput is reported in cases per second.
+//! reach the size. Throughput is reported in cases per second. The kernel is the fastest the
+//! processor runs, or `PRECEDENT_KERNEL`'s.
 
 use std::hint::black_box;
 
@@ -10,6 +11,8 @@ use precedent::retrieve::{ScanLimits, Segment, scan};
 use precedent_lab::bench::repeat_boards;
 
 fn retrieve(c: &mut Criterion) {
+    // `PRECEDENT_KERNEL=avx2 cargo bench --bench retrieve` measures the AVX2 path.
+    precedent::retrieve::kernel_from_environment().expect("PRECEDENT_KERNEL names a kernel");
     let cb = CaseBase::embedded().expect("the embedded case base loads");
     let queries: Vec<_> = cb
         .boards()

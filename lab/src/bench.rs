@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use precedent::board::Planes;
 use precedent::casebase::CaseBase;
-use precedent::retrieve::{Mode, ScanLimits, Segment, scan, scan_bounded, segments};
+use precedent::retrieve::{Mode, ScanLimits, Segment, kernel, scan, scan_bounded, segments};
+use rayon::prelude::*;
 use shakmaty::Color;
 
 /// One measured configuration.
@@ -35,6 +36,13 @@ pub struct BenchReport {
     pub cases: u64,
     /// Threads the scan ran on.
     pub threads: usize,
+    /// The scan's kernel ([`Kernel::name`]).
+    pub kernel: &'static str,
+    /// A plain read of the same boards on the same threads, in the same run (GB/s, median
+    /// pass): what the memory allows.
+    pub read_gigabytes_per_second: f64,
+    /// The top-1 scan's GB/s over the read loop's: 1 is a scan at the memory's speed.
+    pub read_share: f64,
     /// Cases per second of the top-1 scan (the thesis' retrieval).
     pub cases_per_second: f64,
     /// One row per configuration measured (top-1 and top-32).
@@ -157,8 +165,38 @@ pub fn repeat_boards(source: &[Planes], n: usize) -> Vec<Planes> {
         .collect()
 }
 
+/// Boards a read-loop task covers (as many as a block of the scan).
+const READ_CHUNK: usize = 1 << 14;
+
+/// Reads every byte of `boards` on the current rayon pool, as the scan does but with no work
+/// beyond a running XOR (which the compiler vectorises): the speed the memory allows a scan.
+fn read_all(boards: &[Planes]) -> u64 {
+    boards
+        .par_chunks(READ_CHUNK)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .fold(0u64, |x, p| x ^ p.white ^ p.r0 ^ p.r1 ^ p.r2)
+        })
+        .reduce(|| 0, |a, b| a ^ b)
+}
+
+/// Seconds of one pass of the read loop over `boards`.
+fn read_pass(boards: &[Planes]) -> f64 {
+    let t = Instant::now();
+    std::hint::black_box(read_all(std::hint::black_box(boards)));
+    t.elapsed().as_secs_f64()
+}
+
+/// The median of `times` (sorted in place).
+fn median(times: &mut [f64]) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
 /// Times full scans of `boards` with each queries in turn, for top-1 and top-32, for at least
-/// `min_time` each; reports the median scan.
+/// `min_time` each, each scan followed by a pass of a read loop over the same boards (so that
+/// both see the same machine as its speed drifts); reports the median scan and the median read.
 pub fn run(
     boards: &[Planes],
     queries: &[Planes],
@@ -166,6 +204,7 @@ pub fn run(
     min_time: Duration,
 ) -> BenchReport {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+    let mut reads = Vec::new();
     let measure = |k: usize| {
         let mut times = Vec::new();
         let started = Instant::now();
@@ -184,10 +223,10 @@ pub fn run(
             );
             times.push(t.elapsed().as_secs_f64());
             std::hint::black_box(r);
+            reads.push(read_pass(boards));
             q += 1;
         }
-        times.sort_by(f64::total_cmp);
-        let median = times[times.len() / 2];
+        let median = median(&mut times);
         let cps = boards.len() as f64 / median;
         BenchRow {
             k,
@@ -201,9 +240,13 @@ pub fn run(
         Ok(pool) => pool.install(|| [1, 32].map(measure).to_vec()),
         Err(_) => [1, 32].map(measure).to_vec(),
     };
+    let read = boards.len() as f64 * 32.0 / 1e9 / median(&mut reads);
     BenchReport {
         cases: boards.len() as u64,
         threads,
+        kernel: kernel().name(),
+        read_gigabytes_per_second: read,
+        read_share: rows[0].gigabytes_per_second / read,
         cases_per_second: rows[0].cases_per_second,
         rows,
         speedup: None,

@@ -1,23 +1,27 @@
 //! Retrieve: scan the whole case base for the cases most similar to a position.
 //!
 //! The scan streams the flat board array in blocks, in parallel with rayon. Each block's scores
-//! are computed in a tight loop the compiler vectorises (with AVX-512 or AVX2 when the CPU has
-//! them); only cases at or above the running k-th best score leave that loop. Ties at the cut
+//! are computed by the fastest kernel the CPU runs (AVX-512, AVX2 or portable: [`Kernel`]);
+//! only cases at or above the running k-th best score leave that loop. Ties at the cut
 //! are broken by a per-case random key derived from the seed, so the result is a uniformly
 //! random choice among tied cases, reproducible for a seed, and the same however the blocks were
 //! shared between threads. The scan is anytime: past its deadline (or when told to stop) it
 //! returns the best cases of the blocks it finished.
 
 use std::ops::Range;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use shakmaty::Color;
 
-use crate::board::{MaterialQuery, Planes, similarity};
+use crate::board::{MaterialQuery, Planes};
 use crate::casebase::{Bucket, CaseBase};
+use kernel::{BATCH, ScoreFn};
+
+mod kernel;
+
+pub use kernel::{KERNEL_VARIABLE, Kernel, kernel, kernel_from_environment, use_kernel};
 
 /// How the query is compared with the cases.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -53,8 +57,6 @@ impl std::fmt::Display for Mode {
 
 /// Cases a block of the scan covers: the unit of parallel work and of deadline checks.
 const BLOCK: usize = 1 << 14;
-/// Cases scored per inner batch.
-const BATCH: usize = 64;
 
 /// One contiguous run of boards, their cases, and the board they are compared with.
 #[derive(Copy, Clone, Debug)]
@@ -307,11 +309,16 @@ impl TopK {
     }
 
     /// Scores boards `range` of `seg` and offers the cases of those that can enter.
-    fn scan(&mut self, kernel: Kernel, seg: &Segment<'_>, range: Range<usize>) {
+    fn scan(&mut self, kernel: ScoreFn, seg: &Segment<'_>, range: Range<usize>) {
         let mut scores = [0u16; BATCH];
         let boards = &seg.boards[range.clone()];
         for (b, batch) in boards.chunks(BATCH).enumerate() {
             kernel(&seg.query, batch, &mut scores);
+            // Most batches hold no board that can enter: one vectorised maximum rules them out.
+            let best = scores[..batch.len()].iter().fold(0, |m, &s| m.max(s));
+            if u32::from(best) < self.threshold {
+                continue;
+            }
             let base = range.start + b * BATCH;
             for (i, &s) in scores[..batch.len()].iter().enumerate() {
                 if u32::from(s) >= self.threshold {
@@ -325,55 +332,14 @@ impl TopK {
     }
 }
 
-/// Scores a batch of boards against a query.
-type Kernel = fn(&Planes, &[Planes], &mut [u16; BATCH]);
-
-#[inline(always)]
-fn score_batch_generic(query: &Planes, boards: &[Planes], out: &mut [u16; BATCH]) {
-    for (o, b) in out.iter_mut().zip(boards) {
-        *o = similarity(query, b) as u16;
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt")]
-fn score_batch_avx512(query: &Planes, boards: &[Planes], out: &mut [u16; BATCH]) {
-    score_batch_generic(query, boards, out)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
-fn score_batch_avx2(query: &Planes, boards: &[Planes], out: &mut [u16; BATCH]) {
-    score_batch_generic(query, boards, out)
-}
-
-/// The fastest kernel this CPU runs, chosen once.
-fn kernel() -> Kernel {
-    static KERNEL: OnceLock<Kernel> = OnceLock::new();
-    *KERNEL.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("avx512vl")
-                && is_x86_feature_detected!("avx512vpopcntdq")
-            {
-                // SAFETY: the features the function enables were just detected.
-                return |q, b, o| unsafe { score_batch_avx512(q, b, o) };
-            }
-            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt") {
-                // SAFETY: as above.
-                return |q, b, o| unsafe { score_batch_avx2(q, b, o) };
-            }
-        }
-        score_batch_generic
-    })
-}
-
 /// Scans `segments` and returns the `k` most similar cases.
 pub fn scan(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
+    scan_using(kernel::score_fn(), segments, limits)
+}
+
+/// [`scan`] with a given kernel.
+fn scan_using(kernel: ScoreFn, segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
     let started = Instant::now();
-    let kernel = kernel();
     let blocks: Vec<(usize, usize)> = segments
         .iter()
         .enumerate()
@@ -444,9 +410,17 @@ const FIRST_ROUND: usize = 1 << 16;
 /// buckets is one bucket of bound 256. Anytime like [`scan`]: past the deadline it returns the
 /// best cases of what it finished, which began with the most promising buckets.
 pub fn scan_bounded(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
+    scan_bounded_using(kernel::score_fn(), segments, limits)
+}
+
+/// [`scan_bounded`] with a given kernel.
+fn scan_bounded_using(
+    kernel: ScoreFn,
+    segments: &[Segment<'_>],
+    limits: &ScanLimits<'_>,
+) -> Retrieved {
     const MAX: usize = crate::board::MAX_SCORE as usize;
     let started = Instant::now();
-    let kernel = kernel();
     let total: u64 = segments.iter().map(Segment::case_count).sum();
     // Every bucket as (segment, boards within it), with its bound.
     let mut units: Vec<(u32, Range<usize>)> = Vec::new();

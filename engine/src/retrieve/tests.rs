@@ -6,6 +6,7 @@ use rand::{Rng, SeedableRng};
 use shakmaty::{Board, Color, Piece, Role, Square};
 
 use super::*;
+use crate::board::similarity;
 use crate::casebase::Bucket;
 
 /// A random board with about `pieces` pieces.
@@ -50,22 +51,30 @@ fn naive_top(boards: &[Planes], query: &Planes, k: usize, seed: u64) -> Vec<(usi
     all
 }
 
+/// The scoring functions of every kernel this CPU runs.
+fn kernels() -> Vec<(Kernel, ScoreFn)> {
+    Kernel::ALL
+        .into_iter()
+        .filter_map(|k| Some((k, k.score_fn()?)))
+        .collect()
+}
+
 #[test]
-fn top_k_equals_a_sorted_naive_scan() {
+fn top_k_equals_a_sorted_naive_scan_with_every_kernel() {
     let mut rng = StdRng::seed_from_u64(1);
-    // Few pieces on few squares: many equal scores, so ties at the cut are exercised.
-    let boards: Vec<Planes> = (0..40_000).map(|_| random_planes(&mut rng, 6)).collect();
+    // Few pieces on few squares: many equal scores, so ties at the cut are exercised. A length
+    // that is no multiple of a batch, so every kernel's tail runs.
+    let boards: Vec<Planes> = (0..40_009).map(|_| random_planes(&mut rng, 6)).collect();
     for trial in 0..5 {
         let query = random_planes(&mut rng, 6);
         for k in [1, 7, 32] {
             let seg = [Segment::plain(&boards, 0, query)];
-            let got = scan(&seg, &limits(k, trial));
-            let got: Vec<(usize, u32)> = got.hits.iter().map(|h| (h.index, h.score)).collect();
-            assert_eq!(
-                got,
-                naive_top(&boards, &query, k, trial),
-                "k={k} trial={trial}"
-            );
+            let want = naive_top(&boards, &query, k, trial);
+            for (kernel, score) in kernels() {
+                let got = scan_using(score, &seg, &limits(k, trial));
+                let got: Vec<(usize, u32)> = got.hits.iter().map(|h| (h.index, h.score)).collect();
+                assert_eq!(got, want, "{kernel} k={k} trial={trial}");
+            }
         }
     }
 }
@@ -228,9 +237,10 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
     /// The bounded scan returns exactly the full scan's top k (indices, scores, tie keys), with
-    /// the same top score and ties, and accounts for every case as scanned or pruned.
+    /// the same top score and ties, and accounts for every case as scanned or pruned, with every
+    /// kernel against the portable one's full scan.
     #[test]
-    fn bounded_scan_equals_the_full_scan(seed in 0u64..1_000_000, k in 0usize..80, pieces in 2usize..24) {
+    fn bounded_scan_equals_the_full_scan_with_every_kernel(seed in 0u64..1_000_000, k in 0usize..80, pieces in 2usize..24) {
         let mut rng = StdRng::seed_from_u64(seed);
         // Few pieces: many equal materials and scores, so buckets and ties are exercised.
         let mut boards: Vec<Planes> = (0..3_000)
@@ -252,11 +262,13 @@ proptest::proptest! {
             Segment { boards: &boards[..split], offset: 0, occ: Some(&occ), buckets: &buckets[..cut], query },
             Segment { boards: &boards[split..], offset: split, occ: Some(&occ), buckets: &buckets[cut..], query: query.mirrored() },
         ];
-        let full = scan(&segs, &limits(k, seed));
-        let bounded = scan_bounded(&segs, &limits(k, seed));
-        proptest::prop_assert_eq!(&bounded.hits, &full.hits);
-        proptest::prop_assert_eq!((bounded.top_score, bounded.ties_at_top), (full.top_score, full.ties_at_top));
-        proptest::prop_assert!(bounded.complete());
+        let full = scan_using(kernel::Kernel::Portable.score_fn().unwrap(), &segs, &limits(k, seed));
+        for (_, score) in kernels() {
+            let bounded = scan_bounded_using(score, &segs, &limits(k, seed));
+            proptest::prop_assert_eq!(&bounded.hits, &full.hits);
+            proptest::prop_assert_eq!((bounded.top_score, bounded.ties_at_top), (full.top_score, full.ties_at_top));
+            proptest::prop_assert!(bounded.complete());
+        }
         proptest::prop_assert_eq!(full.total, u64::from(*occ.last().unwrap()));
     }
 }

@@ -257,17 +257,18 @@ fn fmt_scan(f: &mut fmt::Formatter<'_>, report: &BenchReport) -> fmt::Result {
     // synthetic repetitions).
     writeln!(
         f,
-        "raw scan of {} boards, {} threads",
-        report.cases, report.threads
+        "raw scan of {} boards, {} threads, {} kernel; read loop {:.1} GB/s",
+        report.cases, report.threads, report.kernel, report.read_gigabytes_per_second
     )?;
     for r in &report.rows {
         writeln!(
             f,
-            "top-{:<3} {:>8.2} ms/scan  {:>7.1} M boards/s  {:>5.1} GB/s  ({} scans)",
+            "top-{:<3} {:>8.2} ms/scan  {:>7.1} M boards/s  {:>5.1} GB/s  {:>4.0} % of the read loop  ({} scans)",
             r.k,
             r.median_ms,
             r.cases_per_second / 1e6,
             r.gigabytes_per_second,
+            100.0 * r.gigabytes_per_second / report.read_gigabytes_per_second,
             r.scans
         )?;
     }
