@@ -863,14 +863,15 @@ fn the_best_style_gives_multipv_lines_with_exact_scores() {
 #[test]
 fn every_scan_kernel_plays_the_same_moves_with_the_same_nodes() {
     use precedent::retrieve::Kernel;
+    use precedent::words::Words;
     let positions = [
         "position startpos moves e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6",
         "position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9",
         "position fen 8/5pk1/6p1/3R4/7P/6P1/r4PK1/8 b - - 0 45",
     ];
     let mut first: Option<(Kernel, Vec<String>)> = None;
-    for kernel in Kernel::ALL.into_iter().filter(|k| k.supported()) {
-        let mut engine = Engine::start_with(&[], &[("PRECEDENT_KERNEL", kernel.name())]);
+    for kernel in Kernel::VALUES.iter().copied().filter(|k| k.supported()) {
+        let mut engine = Engine::start_with(&[], &[("PRECEDENT_KERNEL", kernel.word())]);
         engine.handshake();
         engine.send("setoption name Seed value 7");
         engine.send("setoption name Threads value 1");

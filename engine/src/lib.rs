@@ -24,7 +24,8 @@
 //!   [`engine::think`], its configuration, time management and explanations.
 //! - [`uci`] speaks the Universal Chess Interface on stdin/stdout.
 //!
-//! [`position`] holds the chess helpers every stage shares (FEN, UCI moves).
+//! [`position`] holds the chess helpers every stage shares (FEN, UCI moves); [`words`] the
+//! one list of words of each setting whose values are words.
 
 pub mod adapt;
 pub mod board;
@@ -36,3 +37,4 @@ pub mod position;
 pub mod retrieve;
 pub mod revise;
 pub mod uci;
+pub mod words;

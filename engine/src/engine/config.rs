@@ -23,27 +23,7 @@ pub enum Style {
     Best,
 }
 
-impl std::str::FromStr for Style {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Style, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "imitate" => Ok(Style::Imitate),
-            "human" => Ok(Style::Human),
-            "best" => Ok(Style::Best),
-            _ => Err(format!("unknown style {s:?} (imitate, human or best)")),
-        }
-    }
-}
-
-impl std::fmt::Display for Style {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Style::Imitate => "imitate",
-            Style::Human => "human",
-            Style::Best => "best",
-        })
-    }
-}
+crate::words::words!(Style, "style", [Imitate => "imitate", Human => "human", Best => "best"]);
 
 /// Everything that decides how the engine chooses a move.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]

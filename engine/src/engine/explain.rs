@@ -77,7 +77,7 @@ fn judgement(
         };
         let eval = level
             .evaluation
-            .map_or(String::new(), |e| format!(", {} evaluation", e.name()));
+            .map_or(String::new(), |e| format!(", {e} evaluation"));
         out.push(format!(
             "level {} (UCI_Elo {elo}): the move model of movers rated {}-{}, {errs}, search weight {:.2}{eval}",
             level.elo, level.min_rating, level.max_rating, level.search_weight

@@ -15,6 +15,8 @@ use std::fmt;
 use crate::adapt::Weights;
 use crate::engine::config::{EngineConfig, Style};
 use crate::retrieve::Mode;
+use crate::revise::Evaluation;
+use crate::words::Words;
 
 /// A setting's type and range (inclusive).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -133,7 +135,7 @@ pub static SETTINGS: [Setting; 14] = [
         uci: Some("Style"),
         file: Some("style"),
         cli: true,
-        kind: Kind::Choice(&["imitate", "human", "best"]),
+        kind: Kind::Choice(<Style as Words>::WORDS),
         help: "how the move is chosen: imitate (the move model's most probable move), human \
                (drawn from its probabilities) or best (the strongest)",
         gene: None,
@@ -189,7 +191,7 @@ pub static SETTINGS: [Setting; 14] = [
         uci: Some("Mode"),
         file: Some("mode"),
         cli: true,
-        kind: Kind::Choice(&["normalised", "thesis"]),
+        kind: Kind::Choice(<Mode as Words>::WORDS),
         help: "normalised (from the mover's point of view) or thesis (boards as they stand)",
         gene: None,
         needs_revise: false,
@@ -338,15 +340,15 @@ pub static SETTINGS: [Setting; 14] = [
         uci: Some("Evaluation"),
         file: Some("revise.eval"),
         cli: true,
-        kind: Kind::Choice(&["auto", "network", "classic"]),
+        kind: Kind::Choice(<Evaluation as Words>::WORDS),
         help: "the search's static evaluation: auto (the network, or a level's own if it names \
                one), network (the embedded NNUE) or classic (the hand-made one)",
         gene: None,
         needs_revise: true,
-        get: |c| Value::Choice(c.revise.eval.name().to_string()),
+        get: |c| Value::Choice(c.revise.eval.to_string()),
         set: |c, v| {
             if let Value::Choice(name) = v
-                && let Some(e) = crate::revise::Evaluation::from_name(&name)
+                && let Ok(e) = Evaluation::from_word(&name)
             {
                 c.revise.eval = e;
             }
@@ -1216,12 +1218,26 @@ mod tests {
     }
 
     #[test]
-    fn style_and_mode_choices_are_the_types_words() {
-        for s in ["imitate", "human", "best"] {
-            assert_eq!(s.parse::<Style>().map(|x| x.to_string()).as_deref(), Ok(s));
+    fn every_choice_word_sets_its_value_and_reads_back() {
+        // The registry's words are the types' own lists (`words!`), so none can be accepted by
+        // the registry and then dropped by the setter.
+        let mut choices = 0;
+        for setting in &SETTINGS {
+            let Kind::Choice(words) = setting.kind else {
+                continue;
+            };
+            for &word in words {
+                let mut cfg = EngineConfig::default();
+                let value = setting
+                    .kind
+                    .parse(setting.name, word)
+                    .expect("a listed word");
+                setting.set(&mut cfg, value.clone());
+                assert_eq!(setting.get(&cfg), value, "{} = {word}", setting.name);
+                choices += 1;
+            }
+            assert!(setting.kind.parse(setting.name, "normalized-ish").is_err());
         }
-        for m in ["normalised", "thesis"] {
-            assert_eq!(m.parse::<Mode>().map(|x| x.to_string()).as_deref(), Ok(m));
-        }
+        assert_eq!(choices, 3 + 2 + 3, "style, mode and eval");
     }
 }

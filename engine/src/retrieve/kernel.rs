@@ -16,6 +16,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::board::{Planes, similarity};
+use crate::words::Words;
 
 /// Boards scored per call of a kernel (at most).
 pub(crate) const BATCH: usize = 64;
@@ -23,7 +24,7 @@ pub(crate) const BATCH: usize = 64;
 /// Scores a batch of boards against a query: `out[i]` for `boards[i]`.
 pub(crate) type ScoreFn = fn(&Planes, &[Planes], &mut [u16; BATCH]);
 
-/// A way to score boards, by the instructions it needs.
+/// A way to score boards, by the instructions it needs (fastest first: [`Words::VALUES`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Kernel {
     /// AVX-512 (F, BW, VL, VPOPCNTDQ): a population count per 64-bit word.
@@ -35,18 +36,6 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    /// Every kernel, fastest first.
-    pub const ALL: [Kernel; 3] = [Kernel::Avx512, Kernel::Avx2, Kernel::Portable];
-
-    /// The kernel's name, as `PRECEDENT_KERNEL` takes it and `bench` prints it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Avx512 => "avx512",
-            Kernel::Avx2 => "avx2",
-            Kernel::Portable => "portable",
-        }
-    }
-
     /// Whether this CPU runs the kernel.
     pub fn supported(self) -> bool {
         match self {
@@ -68,8 +57,9 @@ impl Kernel {
 
     /// The fastest kernel this CPU runs.
     pub fn best() -> Kernel {
-        Kernel::ALL
-            .into_iter()
+        Kernel::VALUES
+            .iter()
+            .copied()
             .find(|k| k.supported())
             .unwrap_or(Kernel::Portable)
     }
@@ -90,26 +80,13 @@ impl Kernel {
     }
 }
 
-impl std::fmt::Display for Kernel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+crate::words::words!(Kernel, "scan kernel", [
+    Avx512 => "avx512",
+    Avx2 => "avx2",
+    Portable => "portable",
+]);
 
-impl std::str::FromStr for Kernel {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Kernel, String> {
-        Kernel::ALL
-            .into_iter()
-            .find(|k| k.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                let names: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
-                format!("unknown scan kernel {s:?} ({})", names.join(", "))
-            })
-    }
-}
-
-/// The kernel in use: 0 until chosen, else 1 + its index in [`Kernel::ALL`].
+/// The kernel in use: 0 until chosen, else 1 + its index in [`Kernel::VALUES`].
 static CHOSEN: AtomicU8 = AtomicU8::new(0);
 
 /// Makes every later scan use `kernel`; an error if this CPU cannot run it.
@@ -119,7 +96,10 @@ pub fn use_kernel(kernel: Kernel) -> Result<(), String> {
             "scan kernel {kernel}: this processor lacks its instructions"
         ));
     }
-    let index = Kernel::ALL.iter().position(|&k| k == kernel).unwrap_or(2);
+    let index = Kernel::VALUES
+        .iter()
+        .position(|&k| k == kernel)
+        .unwrap_or(2);
     CHOSEN.store(index as u8 + 1, Ordering::Relaxed);
     Ok(())
 }
@@ -152,7 +132,7 @@ pub fn kernel() -> Kernel {
             let _ = use_kernel(best);
             best
         }
-        n => Kernel::ALL[usize::from(n - 1)],
+        n => Kernel::VALUES[usize::from(n - 1)],
     }
 }
 
@@ -330,7 +310,7 @@ mod tests {
                         crate::board::similarity_naive(&query.to_board(), &b.to_board()) as u16
                     })
                     .collect();
-                for kernel in Kernel::ALL.into_iter().filter(|k| k.supported()) {
+                for kernel in Kernel::VALUES.iter().copied().filter(|k| k.supported()) {
                     let mut out = [u16::MAX; BATCH];
                     (kernel.score_fn().expect("supported"))(&query, &boards, &mut out);
                     assert_eq!(out[..len], oracle[..], "{kernel}, {pieces} pieces, {len}");
@@ -341,8 +321,8 @@ mod tests {
 
     #[test]
     fn kernel_names_parse_back_and_a_misspelt_one_is_an_error() {
-        for k in Kernel::ALL {
-            assert_eq!(k.name().parse::<Kernel>(), Ok(k));
+        for &k in Kernel::VALUES {
+            assert_eq!(k.word().parse::<Kernel>(), Ok(k));
         }
         assert!(
             "avx3"

@@ -35,25 +35,7 @@ pub enum Mode {
     Thesis,
 }
 
-impl std::str::FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Mode, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "normalised" | "normalized" => Ok(Mode::Normalised),
-            "thesis" => Ok(Mode::Thesis),
-            _ => Err(format!("unknown mode {s:?} (normalised or thesis)")),
-        }
-    }
-}
-
-impl std::fmt::Display for Mode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Mode::Normalised => "normalised",
-            Mode::Thesis => "thesis",
-        })
-    }
-}
+crate::words::words!(Mode, "mode", [Normalised => "normalised", Thesis => "thesis"]);
 
 /// Cases a block of the scan covers: the unit of parallel work and of deadline checks.
 const BLOCK: usize = 1 << 14;

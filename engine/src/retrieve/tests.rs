@@ -8,6 +8,7 @@ use shakmaty::{Board, Color, Piece, Role, Square};
 use super::*;
 use crate::board::similarity;
 use crate::casebase::Bucket;
+use crate::words::Words;
 
 /// A random board with about `pieces` pieces.
 pub(crate) fn random_planes(rng: &mut StdRng, pieces: usize) -> Planes {
@@ -53,8 +54,9 @@ fn naive_top(boards: &[Planes], query: &Planes, k: usize, seed: u64) -> Vec<(usi
 
 /// The scoring functions of every kernel this CPU runs.
 fn kernels() -> Vec<(Kernel, ScoreFn)> {
-    Kernel::ALL
-        .into_iter()
+    Kernel::VALUES
+        .iter()
+        .copied()
         .filter_map(|k| Some((k, k.score_fn()?)))
         .collect()
 }

@@ -55,26 +55,13 @@ pub enum Evaluation {
     Classic,
 }
 
+crate::words::words!(Evaluation, "evaluation", [
+    Auto => "auto",
+    Network => "network",
+    Classic => "classic",
+]);
+
 impl Evaluation {
-    /// Its name in settings.
-    pub fn name(self) -> &'static str {
-        match self {
-            Evaluation::Auto => "auto",
-            Evaluation::Network => "network",
-            Evaluation::Classic => "classic",
-        }
-    }
-
-    /// The evaluation of a settings name.
-    pub fn from_name(name: &str) -> Option<Evaluation> {
-        match name {
-            "auto" => Some(Evaluation::Auto),
-            "network" => Some(Evaluation::Network),
-            "classic" => Some(Evaluation::Classic),
-            _ => None,
-        }
-    }
-
     /// Whether the search uses the network.
     pub fn network(self) -> bool {
         match self {

@@ -87,6 +87,261 @@ pub enum Change {
     Corrected(String),
 }
 
+/// A value of one of the engine's own options, checked against its type.
+enum Arg<'a> {
+    /// A spin's number (in its range, unless the option clamps).
+    Int(i64),
+    /// A check's value.
+    Bool(bool),
+    /// A string's text, trimmed.
+    Text(&'a str),
+    /// A button was pressed.
+    Press,
+}
+
+/// The UCI type of one of the engine's own options.
+#[derive(Clone, Copy)]
+enum Type {
+    /// A whole number in the range (lowest, highest), which may depend on the options
+    /// (`UCI_Elo`'s on the levels); `clamps`: a value outside is brought into it, not refused.
+    Spin {
+        range: fn(&Options) -> (i64, i64),
+        clamps: bool,
+    },
+    /// `true` or `false`.
+    Check,
+    /// Any text.
+    Text,
+    /// No value.
+    Button,
+}
+
+/// One of the engine's own options, declared once: its name, type, announced default and what
+/// setting it does. (The reasoner's options are the settings registry's, [`SETTINGS`].)
+struct EngineOption {
+    name: &'static str,
+    kind: Type,
+    /// The default `uci` announces (none for a button).
+    default: fn(&Options) -> String,
+    apply: fn(&mut Options, Arg<'_>) -> Result<Change, SettingError>,
+}
+
+/// The engine's options `uci` lists before the reasoner's.
+static BEFORE_REASONER: [EngineOption; 7] = [
+    EngineOption {
+        name: "CaseBase",
+        kind: Type::Text,
+        default: |_| EMBEDDED.to_string(),
+        apply: |_, v| {
+            let Arg::Text(v) = v else {
+                return Ok(Change::None);
+            };
+            let path = (!(v.is_empty() || v == EMBEDDED)).then(|| PathBuf::from(v));
+            Ok(Change::CaseBase(path))
+        },
+    },
+    EngineOption {
+        name: "Threads",
+        kind: Type::Spin {
+            range: |_| (1, MAX_THREADS),
+            clamps: false,
+        },
+        default: |o| o.threads.to_string(),
+        apply: |o, v| {
+            if let Arg::Int(n) = v {
+                o.threads = n as usize;
+            }
+            Ok(Change::Threads)
+        },
+    },
+    EngineOption {
+        name: "Hash",
+        kind: Type::Spin {
+            range: |_| (1, MAX_MB as i64),
+            clamps: false,
+        },
+        default: |_| DEFAULT_MB.to_string(),
+        apply: |o, v| {
+            if let Arg::Int(n) = v {
+                o.hash = n as u64;
+            }
+            Ok(Change::Hash)
+        },
+    },
+    EngineOption {
+        name: "Clear Hash",
+        kind: Type::Button,
+        default: |_| String::new(),
+        apply: |_, _| Ok(Change::ClearHash),
+    },
+    EngineOption {
+        name: "Move Overhead",
+        kind: Type::Spin {
+            range: |_| (0, MAX_MOVE_OVERHEAD),
+            clamps: false,
+        },
+        default: |_| DEFAULT_MOVE_OVERHEAD.to_string(),
+        apply: |o, v| {
+            if let Arg::Int(n) = v {
+                o.move_overhead = n as u64;
+            }
+            Ok(Change::None)
+        },
+    },
+    EngineOption {
+        name: "MultiPV",
+        kind: Type::Spin {
+            range: |_| (1, MAX_MULTIPV),
+            clamps: false,
+        },
+        default: |_| "1".to_string(),
+        apply: |o, v| {
+            if let Arg::Int(n) = v {
+                o.multipv = n as usize;
+            }
+            Ok(Change::None)
+        },
+    },
+    EngineOption {
+        name: "Ponder",
+        kind: Type::Check,
+        default: |_| "false".to_string(),
+        apply: |o, v| {
+            if let Arg::Bool(b) = v {
+                o.ponder = b;
+            }
+            Ok(Change::None)
+        },
+    },
+];
+
+/// The engine's options `uci` lists after the reasoner's.
+static AFTER_REASONER: [EngineOption; 5] = [
+    EngineOption {
+        name: "Params",
+        kind: Type::Text,
+        default: |_| NO_PARAMS.to_string(),
+        apply: |o, v| {
+            let Arg::Text(v) = v else {
+                return Ok(Change::None);
+            };
+            // GUIs send every option's default at start-up: "<none>" changes nothing.
+            if !(v.is_empty() || v == NO_PARAMS) {
+                let mut cfg = EngineConfig::load(std::path::Path::new(v)).map_err(|e| match e {
+                    ParamsError::Setting(e) => e,
+                    other => SettingError::Invalid(other.to_string()),
+                })?;
+                cfg.reuse.seed = o.reasoner.reuse.seed;
+                o.reasoner = cfg;
+            }
+            Ok(Change::None)
+        },
+    },
+    EngineOption {
+        name: "UCI_LimitStrength",
+        kind: Type::Check,
+        default: |_| "false".to_string(),
+        apply: |o, v| {
+            if let Arg::Bool(b) = v {
+                o.limit_strength = b;
+            }
+            Ok(Change::None)
+        },
+    },
+    EngineOption {
+        name: "UCI_Elo",
+        kind: Type::Spin {
+            range: |o| {
+                let (lo, hi) = o.elo_range();
+                (i64::from(lo), i64::from(hi))
+            },
+            clamps: true,
+        },
+        default: |o| {
+            let (lo, hi) = o.elo_range();
+            DEFAULT_ELO.clamp(lo, hi).to_string()
+        },
+        apply: |o, v| {
+            let Arg::Int(n) = v else {
+                return Ok(Change::None);
+            };
+            let (lo, hi) = o.elo_range();
+            let elo = n.clamp(i64::from(lo), i64::from(hi)) as u16;
+            o.elo = elo;
+            if i64::from(elo) != n {
+                return Ok(Change::Corrected(format!(
+                    "UCI_Elo {n} is outside {lo}..{hi}; clamped to {elo}"
+                )));
+            }
+            Ok(Change::None)
+        },
+    },
+    EngineOption {
+        name: "UCI_Chess960",
+        kind: Type::Check,
+        default: |_| "false".to_string(),
+        apply: |o, v| {
+            if let Arg::Bool(b) = v {
+                o.chess960 = b;
+            }
+            Ok(Change::None)
+        },
+    },
+    EngineOption {
+        // Accepted (GUIs send it) and checked, but nothing plays differently when analysing.
+        name: "UCI_AnalyseMode",
+        kind: Type::Check,
+        default: |_| "false".to_string(),
+        apply: |_, _| Ok(Change::None),
+    },
+];
+
+impl EngineOption {
+    /// Its `option …` line.
+    fn announce(&self, options: &Options) -> String {
+        let name = self.name;
+        let default = (self.default)(options);
+        match self.kind {
+            Type::Spin { range, .. } => {
+                let (min, max) = range(options);
+                format!("option name {name} type spin default {default} min {min} max {max}")
+            }
+            Type::Check => format!("option name {name} type check default {default}"),
+            Type::Text => format!("option name {name} type string default {default}"),
+            Type::Button => format!("option name {name} type button"),
+        }
+    }
+
+    /// `value` checked against its type.
+    fn arg<'a>(&self, options: &Options, value: Option<&'a str>) -> Result<Arg<'a>, SettingError> {
+        let name = self.name;
+        let need = || {
+            value.ok_or_else(|| SettingError::NotA {
+                name: name.to_string(),
+                got: String::new(),
+                expected: "given a value".into(),
+                origin: None,
+            })
+        };
+        Ok(match self.kind {
+            Type::Spin { range, clamps } => {
+                let (min, max) = if clamps {
+                    (i64::MIN, i64::MAX)
+                } else {
+                    range(options)
+                };
+                match (Kind::Int { min, max }).parse(name, need()?)? {
+                    Value::Int(n) => Arg::Int(n),
+                    _ => Arg::Int(min),
+                }
+            }
+            Type::Check => Arg::Bool(Kind::Bool.parse(name, need()?)? == Value::Bool(true)),
+            Type::Text => Arg::Text(need()?.trim()),
+            Type::Button => Arg::Press,
+        })
+    }
+}
+
 impl Options {
     /// The reasoner's settings for the next `go`: with `UCI_LimitStrength`, at `UCI_Elo`.
     pub fn reasoner_for_go(&self) -> EngineConfig {
@@ -104,56 +359,18 @@ impl Options {
     /// from the registry of settings, then `Params` and the UCI_ ones.
     pub(crate) fn announce(&self) -> Vec<String> {
         let d = EngineConfig::default();
-        let mut lines = vec![
-            format!("option name CaseBase type string default {EMBEDDED}"),
-            format!(
-                "option name Threads type spin default {} min 1 max {MAX_THREADS}",
-                self.threads
-            ),
-            format!("option name Hash type spin default {DEFAULT_MB} min 1 max {MAX_MB}"),
-            "option name Clear Hash type button".to_string(),
-            format!(
-                "option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD} min 0 max {MAX_MOVE_OVERHEAD}"
-            ),
-            format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
-            "option name Ponder type check default false".to_string(),
-        ];
+        let mut lines: Vec<String> = BEFORE_REASONER.iter().map(|o| o.announce(self)).collect();
         lines.extend(SETTINGS.iter().flat_map(|s| s.uci_options(&d)));
-        lines.push(format!(
-            "option name Params type string default {NO_PARAMS}"
-        ));
-        lines.push("option name UCI_LimitStrength type check default false".to_string());
-        let (lo, hi) = self.elo_range();
-        lines.push(format!(
-            "option name UCI_Elo type spin default {} min {lo} max {hi}",
-            DEFAULT_ELO.clamp(lo, hi)
-        ));
-        lines.push("option name UCI_Chess960 type check default false".to_string());
-        lines.push("option name UCI_AnalyseMode type check default false".to_string());
+        lines.extend(AFTER_REASONER.iter().map(|o| o.announce(self)));
         lines
     }
 
     /// Every option name, as announced (the reasoner's weights as `W1`…`W6`).
     fn names() -> Vec<String> {
-        let engine = [
-            "CaseBase",
-            "Threads",
-            "Hash",
-            "Clear Hash",
-            "Move Overhead",
-            "MultiPV",
-            "Ponder",
-            "Params",
-            "UCI_LimitStrength",
-            "UCI_Elo",
-            "UCI_Chess960",
-            "UCI_AnalyseMode",
-        ];
-        let reasoner = SETTINGS.iter().flat_map(Setting::uci_names);
+        let engine = BEFORE_REASONER.iter().chain(&AFTER_REASONER);
         engine
-            .iter()
-            .map(|n| n.to_string())
-            .chain(reasoner)
+            .map(|o| o.name.to_string())
+            .chain(SETTINGS.iter().flat_map(Setting::uci_names))
             .collect()
     }
 
@@ -161,98 +378,37 @@ impl Options {
     /// (an unknown name, a value out of range, a parameter file refused) every setting keeps
     /// its previous value.
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, SettingError> {
-        let key = name.to_ascii_lowercase();
-        let need = || {
-            value.ok_or_else(|| SettingError::NotA {
-                name: name.to_string(),
-                got: String::new(),
-                expected: "given a value".into(),
-                origin: None,
-            })
-        };
-        let spin = |min: i64, max: i64| -> Result<i64, SettingError> {
-            match (Kind::Int { min, max }).parse(name, need()?)? {
-                Value::Int(n) => Ok(n),
-                _ => Ok(min),
-            }
-        };
-        let check = || -> Result<bool, SettingError> {
-            Ok(Kind::Bool.parse(name, need()?)? == Value::Bool(true))
-        };
-        match key.as_str() {
-            "casebase" => {
-                let v = need()?.trim().to_string();
-                let path = if v.is_empty() || v == EMBEDDED {
-                    None
-                } else {
-                    Some(PathBuf::from(v))
-                };
-                return Ok(Change::CaseBase(path));
-            }
-            "threads" => {
-                self.threads = spin(1, MAX_THREADS)? as usize;
-                return Ok(Change::Threads);
-            }
-            "hash" => {
-                self.hash = spin(1, MAX_MB as i64)? as u64;
-                return Ok(Change::Hash);
-            }
-            "clear hash" => return Ok(Change::ClearHash),
-            "move overhead" => self.move_overhead = spin(0, MAX_MOVE_OVERHEAD)? as u64,
-            "multipv" => self.multipv = spin(1, MAX_MULTIPV)? as usize,
-            "ponder" => self.ponder = check()?,
-            "params" => {
-                let v = need()?.trim().to_string();
-                // GUIs send every option's default at start-up: "<none>" changes nothing.
-                if !(v.is_empty() || v == NO_PARAMS) {
-                    let mut cfg =
-                        EngineConfig::load(std::path::Path::new(&v)).map_err(|e| match e {
-                            ParamsError::Setting(e) => e,
-                            other => SettingError::Invalid(other.to_string()),
-                        })?;
-                    cfg.reuse.seed = self.reasoner.reuse.seed;
-                    self.reasoner = cfg;
-                }
-            }
-            "uci_limitstrength" => self.limit_strength = check()?,
-            "uci_elo" => {
-                let n = spin(i64::MIN, i64::MAX)?;
-                let (lo, hi) = self.elo_range();
-                let elo = n.clamp(i64::from(lo), i64::from(hi)) as u16;
-                self.elo = elo;
-                if i64::from(elo) != n {
-                    return Ok(Change::Corrected(format!(
-                        "UCI_Elo {n} is outside {lo}..{hi}; clamped to {elo}"
-                    )));
-                }
-            }
-            "uci_chess960" => self.chess960 = check()?,
-            // Accepted (GUIs send it) and checked, but nothing plays differently when analysing.
-            "uci_analysemode" => {
-                check()?;
-            }
-            _ => {
-                let mut cfg = self.reasoner.clone();
-                let applied = SETTINGS
-                    .iter()
-                    .find_map(|s| s.set_uci(&mut cfg, name, need().unwrap_or_default()));
-                match applied {
-                    Some(result) => {
-                        need()?;
-                        result?;
-                        validate(&cfg)?;
-                        self.reasoner = cfg;
-                    }
-                    None => {
-                        return Err(unknown(
-                            name.trim(),
-                            Options::names().iter().map(String::as_str),
-                        ));
-                    }
-                }
-            }
+        let name = name.trim();
+        if let Some(option) = BEFORE_REASONER
+            .iter()
+            .chain(&AFTER_REASONER)
+            .find(|o| o.name.eq_ignore_ascii_case(name))
+        {
+            let arg = option.arg(self, value)?;
+            return (option.apply)(self, arg);
         }
-        Ok(Change::None)
+        let mut cfg = self.reasoner.clone();
+        let text = value.unwrap_or_default();
+        match SETTINGS
+            .iter()
+            .find_map(|s| s.set_uci(&mut cfg, name, text))
+        {
+            Some(result) => {
+                if value.is_none() {
+                    return Err(SettingError::NotA {
+                        name: name.to_string(),
+                        got: String::new(),
+                        expected: "given a value".into(),
+                        origin: None,
+                    });
+                }
+                result?;
+                validate(&cfg)?;
+                self.reasoner = cfg;
+                Ok(Change::None)
+            }
+            None => Err(unknown(name, Options::names().iter().map(String::as_str))),
+        }
     }
 }
 
@@ -333,5 +489,99 @@ mod tests {
             let default = default.map(|d| d.split(" var ").next().unwrap_or(d).to_string());
             assert!(o.set(name, default.as_deref()).is_ok(), "{line}");
         }
+    }
+
+    /// The README's options table says what `uci` announces: every option once (`W1`…`W6`
+    /// one row), with its type, range and default; the text ranges of the reasoner's numbers
+    /// (UCI `string`) are the registry's. A change to an option that forgets the README fails
+    /// here.
+    #[test]
+    fn the_readmes_options_table_is_what_uci_announces() {
+        const README: &str = include_str!("../../../README.md");
+        let table = README
+            .split_once("### Options\n")
+            .map(|(_, rest)| rest)
+            .expect("README has an Options section");
+        // | `Name` | type | default | meaning |
+        let mut rows: Vec<(String, String, String)> = Vec::new();
+        let lines = table.lines().skip_while(|l| !l.starts_with('|'));
+        for line in lines.skip(2).take_while(|l| l.starts_with('|')) {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let unquote = |c: &str| c.trim_matches('`').to_string();
+            let (name, kind, default) = (unquote(cells[1]), cells[2], unquote(cells[3]));
+            if name == "W1`…`W6" {
+                for i in 1..=6 {
+                    rows.push((format!("W{i}"), kind.to_string(), default.clone()));
+                }
+            } else {
+                rows.push((name, kind.to_string(), default));
+            }
+        }
+        let options = Options::default();
+        let announced = options.announce();
+        let mut names = Vec::new();
+        for line in &announced {
+            let rest = line.strip_prefix("option name ").expect("option line");
+            let (name, tail) = rest.split_once(" type ").expect("a type");
+            names.push(name.to_string());
+            let kind = tail.split_whitespace().next().expect("the type's word");
+            // The value after ` KEY `, up to the next keyword.
+            let field = |key: &str| {
+                let (_, v) = tail.split_once(&format!(" {key} "))?;
+                let end = [" min ", " max ", " var "]
+                    .iter()
+                    .filter_map(|k| v.find(k))
+                    .min()
+                    .unwrap_or(v.len());
+                Some(v[..end].to_string())
+            };
+            let row = rows
+                .iter()
+                .find(|(n, _, _)| n == name)
+                .unwrap_or_else(|| panic!("README's options table lacks {name}"));
+            let readme_kind = row.1.split_whitespace().next().unwrap_or("");
+            assert_eq!(readme_kind, kind, "{name}'s type");
+            let range = row.1.split_whitespace().nth(1);
+            match kind {
+                "spin" => {
+                    let want = format!(
+                        "{}–{}",
+                        field("min").expect("min"),
+                        field("max").expect("max")
+                    );
+                    assert_eq!(range, Some(want.as_str()), "{name}'s range");
+                }
+                "string" => {
+                    // A reasoner number's range is the registry's.
+                    let setting = SETTINGS
+                        .iter()
+                        .find(|s| s.uci_names().iter().any(|n| n == name));
+                    let want = setting.and_then(|s| match s.kind {
+                        Kind::Float { min, max } | Kind::Weights { min, max } => {
+                            Some(format!("{min}–{max}"))
+                        }
+                        _ => None,
+                    });
+                    assert_eq!(range.map(str::to_string), want, "{name}'s range");
+                }
+                _ => assert_eq!(range, None, "{name} has no range"),
+            }
+            let default = field("default").unwrap_or_default();
+            let readme_default = if name == "Threads" {
+                // The machine's cores, which the README cannot know.
+                assert_eq!(row.2, "cores");
+                default.clone()
+            } else {
+                row.2.clone()
+            };
+            assert_eq!(readme_default, default, "{name}'s default");
+        }
+        for (name, _, _) in &rows {
+            assert!(
+                names.contains(name),
+                "README lists {name}, which uci does not announce"
+            );
+        }
+        assert_eq!(rows.len(), names.len());
     }
 }
