@@ -214,7 +214,8 @@ fn reduction(depth: i32, index: usize) -> i32 {
         let mut t = [[0u8; 64]; 64];
         for (d, row) in t.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.75 + (d as f64).ln() * (i as f64).ln() / 2.25) as u8;
+                *r = (params::LMR_BASE + (d as f64).ln() * (i as f64).ln() / params::LMR_DIVISOR)
+                    as u8;
             }
         }
         t
@@ -224,50 +225,15 @@ fn reduction(depth: i32, index: usize) -> i32 {
 
 /// Quiet moves a node at `depth` searches before late-move pruning skips the rest.
 fn late_move_count(depth: i32, improving: bool) -> usize {
-    let n = 3 + depth * depth;
+    let n = params::LMP_BASE + depth * depth;
     (if improving { n } else { n / 2 }) as usize
 }
 
 /// The history bonus (and malus) of a move that cut off (or did not) at `depth`.
 fn history_bonus(depth: i32) -> i32 {
-    (170 * depth - 120).clamp(0, 1500)
+    (params::HISTORY_BONUS * depth - params::HISTORY_BONUS_OFFSET)
+        .clamp(0, params::HISTORY_BONUS_MAX)
 }
-
-/// Selectivity margins, centipawns.
-mod margin {
-    /// Reverse futility: the deepest node, the margin per ply (less when improving).
-    pub const RFP_DEPTH: i32 = 8;
-    pub const RFP: i32 = 75;
-    /// Razoring: the deepest node, the margin base and per ply.
-    pub const RAZOR_DEPTH: i32 = 3;
-    pub const RAZOR_BASE: i32 = 250;
-    pub const RAZOR: i32 = 200;
-    /// Futility of quiet moves: the deepest node (in plies after reduction), base and per ply.
-    pub const FUTILITY_DEPTH: i32 = 8;
-    pub const FUTILITY_BASE: i32 = 90;
-    pub const FUTILITY: i32 = 90;
-    /// Late-move pruning: the deepest node.
-    pub const LMP_DEPTH: i32 = 8;
-    /// Static-exchange pruning: the deepest node, the loss per ply (quiet moves), per ply
-    /// (captures).
-    pub const SEE_DEPTH: i32 = 8;
-    pub const SEE_QUIET: i32 = 60;
-    pub const SEE_TACTICAL: i32 = 100;
-    /// Depth from which a node without a table move is searched a ply shallower.
-    pub const IIR_DEPTH: i32 = 4;
-    /// What a quiescence capture may gain beyond its victim (positional swing) before it is
-    /// considered able to reach alpha.
-    pub const DELTA: i32 = 200;
-    /// The first aspiration window's half-width around the previous iteration's value.
-    pub const ASPIRATION: i32 = 20;
-    /// The depth from which aspiration windows are used.
-    pub const ASPIRATION_DEPTH: u32 = 4;
-}
-
-/// Tolerances (centipawns) under which a root candidate of [`Searcher::search_root`] is first
-/// tried with a null window at the tolerance's edge: at 0 most moves fall below it cheaply,
-/// at 100 most pass and would be searched twice.
-const PROBE_BELOW: i32 = 80;
 
 /// Mate scores stored relative to the node, not the root.
 fn to_tt(score: i32, ply: usize) -> i32 {
@@ -300,10 +266,6 @@ struct Line {
     /// Nodes spent on it in the last iteration (orders the moves that failed low).
     nodes: u64,
 }
-
-/// How long [`Searcher::search_best`] should think, scaled by how many iterations in a row
-/// the best move has stayed the same: a new best move asks for more time, a settled one for less.
-const STABILITY_SCALE: [f64; 6] = [2.0, 1.5, 1.15, 0.95, 0.8, 0.7];
 
 impl<'a, 't> Searcher<'a, 't> {
     /// A searcher using (and filling) `memory`; starts a new generation of the table's entries.
@@ -480,7 +442,7 @@ impl<'a, 't> Searcher<'a, 't> {
             let board = pos.board();
             moves.retain(|m| {
                 m.is_promotion()
-                    || (stand + m.capture().map_or(0, value) + margin::DELTA > alpha
+                    || (stand + m.capture().map_or(0, value) + params::DELTA > alpha
                         && see(board, m) >= 0)
             });
             moves
@@ -491,7 +453,8 @@ impl<'a, 't> Searcher<'a, 't> {
             if table.is_some_and(|t| t.is(m)) {
                 return i32::MIN;
             }
-            -(mvv_lva(m) * 64 + self.histories.capture(color, m) / 16)
+            -(mvv_lva(m) * params::QUIESCE_MVV
+                + self.histories.capture(color, m) / params::QUIESCE_HISTORY_DIVISOR)
         });
         // Not in check, alpha already holds the standing pat.
         let mut best = if in_check { -INF } else { alpha };
@@ -622,16 +585,16 @@ impl<'a, 't> Searcher<'a, 't> {
         if prune {
             // Reverse futility: far above beta at a shallow node, a quiet move will not fall
             // below it.
-            if depth <= margin::RFP_DEPTH
-                && eval - margin::RFP * (depth - i32::from(improving)) >= beta
+            if depth <= params::RFP_DEPTH
+                && eval - params::RFP * (depth - i32::from(improving)) >= beta
                 && eval < MATE_BOUND
             {
                 return eval;
             }
             // Razoring: far below alpha at a shallow node, only a capture could help; if
             // quiescence does not find one, give up.
-            if depth <= margin::RAZOR_DEPTH
-                && eval + margin::RAZOR_BASE + margin::RAZOR * depth < alpha
+            if depth <= params::RAZOR_DEPTH
+                && eval + params::RAZOR_BASE + params::RAZOR * depth < alpha
             {
                 let v = self.quiesce(pos, hash, alpha, alpha + 1, ply);
                 if self.stopped {
@@ -644,13 +607,15 @@ impl<'a, 't> Searcher<'a, 't> {
             // Null move: if passing still holds beta after a reduced search, a move will too.
             let after_null = ply > 0 && self.stack[ply - 1].moved.is_none();
             if !after_null
-                && depth >= 3
+                && depth >= params::NULL_DEPTH
                 && eval >= beta
                 && has_pieces(pos)
                 && let Ok(null) = pos.clone().swap_turn()
             {
                 let child = key(&null);
-                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                let r = params::NULL_BASE
+                    + depth / params::NULL_DEPTH_DIVISOR
+                    + ((eval - beta) / params::NULL_EVAL_DIVISOR).min(params::NULL_EVAL_MAX);
                 self.path.push(hash);
                 if self.net.is_some() {
                     self.stack[ply + 1].sums = Sums::AfterNull;
@@ -675,7 +640,7 @@ impl<'a, 't> Searcher<'a, 't> {
         }
         // Internal iterative reduction: a node the table knows nothing of is likely new ground
         // or badly ordered; search it one ply shallower (the next iteration gives it its move).
-        if table.is_none() && depth >= margin::IIR_DEPTH && ply > 0 {
+        if table.is_none() && depth >= params::IIR_DEPTH && ply > 0 {
             depth -= 1;
         }
         let color = pos.turn();
@@ -703,25 +668,25 @@ impl<'a, 't> Searcher<'a, 't> {
             if ply > 0 && best > -MATE_BOUND && !gives_check {
                 if !tactical {
                     let lmr_depth = (depth - 1 - reduction(depth, searched + 1)).max(0);
-                    if depth <= margin::LMP_DEPTH && searched >= late_move_count(depth, improving) {
+                    if depth <= params::LMP_DEPTH && searched >= late_move_count(depth, improving) {
                         picker.skip_quiets();
                         continue;
                     }
                     if !in_check
-                        && lmr_depth <= margin::FUTILITY_DEPTH
-                        && eval + margin::FUTILITY_BASE + margin::FUTILITY * lmr_depth <= alpha
+                        && lmr_depth <= params::FUTILITY_DEPTH
+                        && eval + params::FUTILITY_BASE + params::FUTILITY * lmr_depth <= alpha
                     {
                         picker.skip_quiets();
                         continue;
                     }
-                    if depth <= margin::SEE_DEPTH
-                        && see(pos.board(), &m) < -margin::SEE_QUIET * lmr_depth
+                    if depth <= params::SEE_DEPTH
+                        && see(pos.board(), &m) < -params::SEE_QUIET * lmr_depth
                     {
                         continue;
                     }
-                } else if depth <= margin::SEE_DEPTH
+                } else if depth <= params::SEE_DEPTH
                     && kind == Kind::BadTactical
-                    && see(pos.board(), &m) < -margin::SEE_TACTICAL * depth
+                    && see(pos.board(), &m) < -params::SEE_TACTICAL * depth
                 {
                     continue;
                 }
@@ -746,16 +711,19 @@ impl<'a, 't> Searcher<'a, 't> {
                 );
             } else {
                 let mut r = 0;
-                if depth >= 3 && searched > usize::from(pv_node) && !tactical {
+                if depth >= params::LMR_DEPTH && searched > usize::from(pv_node) && !tactical {
                     r = reduction(depth, searched + 1);
                     r += i32::from(!pv_node);
                     r += i32::from(!improving);
                     r += i32::from(cut_node);
                     r -= i32::from(kind == Kind::Killer);
                     r -= i32::from(gives_check);
-                    r -= quiet_history / 6000;
+                    r -= quiet_history / params::LMR_HISTORY_DIVISOR;
                     r = r.clamp(0, new_depth - 1);
-                } else if depth >= 3 && kind == Kind::BadTactical && searched >= 3 {
+                } else if depth >= params::LMR_DEPTH
+                    && kind == Kind::BadTactical
+                    && searched >= params::LMR_BAD_TACTICAL_AFTER
+                {
                     r = (reduction(depth, searched + 1) / 2).clamp(0, new_depth - 1);
                 }
                 v = -self.negamax(
@@ -939,7 +907,7 @@ impl<'a, 't> Searcher<'a, 't> {
                     // searched again with the open window that makes its value exact.
                     let tol = tolerance(depth).max(0);
                     let lower = best - tol - 1;
-                    let v = if tol < PROBE_BELOW {
+                    let v = if tol < params::PROBE_BELOW {
                         self.search_move(pos, hash, m, d, lower, lower + 1, true)
                     } else {
                         lower + 1
@@ -980,7 +948,7 @@ impl<'a, 't> Searcher<'a, 't> {
                 let (v, exact) = values[i].unwrap_or((-INF, false));
                 // For a refuted move the table still holds the refutation, the reply that cut
                 // the search off.
-                let pv = self.pv_after(pos, hash, *m, 16);
+                let pv = self.pv_after(pos, hash, *m, params::PV_MODEL);
                 result_values.push(RootValue {
                     mv: *m,
                     value: v,
@@ -1150,11 +1118,12 @@ impl<'a, 't> Searcher<'a, 't> {
                 // Stop when this move has had its time: less when the best move has held for
                 // several iterations, more when it has just changed or its value fell.
                 if let Some(optimum) = optimum {
-                    let mut scale = STABILITY_SCALE[stable.min(STABILITY_SCALE.len() - 1)];
+                    let mut scale =
+                        params::STABILITY_SCALE[stable.min(params::STABILITY_SCALE.len() - 1)];
                     if let (Some((_, before)), Some(r)) = (previous_best, &done)
-                        && r.best.value < before - 30
+                        && r.best.value < before - params::STABILITY_FALL
                     {
-                        scale *= 1.3;
+                        scale *= params::STABILITY_FALL_SCALE;
                     }
                     if started.elapsed() >= optimum.mul_f64(scale) {
                         break;
@@ -1165,8 +1134,8 @@ impl<'a, 't> Searcher<'a, 't> {
             for pv_index in 0..multipv {
                 let previous = lines[pv_index].value;
                 let (mut alpha, mut beta, mut delta) =
-                    if depth >= margin::ASPIRATION_DEPTH && previous.abs() < MATE_BOUND {
-                        let delta = margin::ASPIRATION;
+                    if depth >= params::ASPIRATION_DEPTH && previous.abs() < MATE_BOUND {
+                        let delta = params::ASPIRATION;
                         (
                             (previous - delta).max(-INF),
                             (previous + delta).min(INF),
@@ -1182,7 +1151,7 @@ impl<'a, 't> Searcher<'a, 't> {
                             // finished with a value above the window's floor.
                             if pv_index == 0 && improved && done.is_some() {
                                 let mv = lines[0].mv;
-                                let pv = self.pv_after(pos, hash, mv, 32);
+                                let pv = self.pv_after(pos, hash, mv, params::PV_BEST);
                                 if let Some(r) = &mut done {
                                     r.best = RootValue {
                                         mv,
@@ -1219,7 +1188,7 @@ impl<'a, 't> Searcher<'a, 't> {
                     mv: l.mv,
                     value: l.value,
                     exact: true,
-                    pv: self.pv_after(pos, hash, l.mv, 32),
+                    pv: self.pv_after(pos, hash, l.mv, params::PV_BEST),
                 })
                 .collect();
             let best = values[0].clone();
@@ -1269,7 +1238,7 @@ impl<'a, 't> Searcher<'a, 't> {
         if self.stopped {
             return None;
         }
-        Some((v >= floor, self.pv_after(pos, hash, m, 16)))
+        Some((v >= floor, self.pv_after(pos, hash, m, params::PV_MODEL)))
     }
 
     /// Nodes searched so far.
@@ -1288,6 +1257,8 @@ pub fn mate_in(score: i32) -> Option<i32> {
         None
     }
 }
+
+mod params;
 
 #[cfg(test)]
 mod tests;
