@@ -32,7 +32,7 @@ use super::history::{Histories, Moved};
 use super::nnue::{self, Accumulator, Network};
 use super::picker::{Kind, Picker, is_tactical, mvv_lva, table_move};
 use super::see::see;
-use super::tt::{Bound, TranspositionTable};
+use super::tt::{Bound, Hit, TranspositionTable};
 use crate::position::key;
 
 /// Larger than any evaluation.
@@ -191,6 +191,10 @@ pub struct Searcher<'a, 't> {
     seldepth: u32,
     stopped: bool,
     limits: SearchLimits<'a>,
+    /// Network evaluations whose incrementally kept sums the tests compared with a sum of the
+    /// whole board.
+    #[cfg(test)]
+    sums_checked: u64,
 }
 
 fn hash_after(pos: &Chess, hash: u64, m: Move, next: &Chess) -> u64 {
@@ -233,6 +237,35 @@ fn late_move_count(depth: i32, improving: bool) -> usize {
 fn history_bonus(depth: i32) -> i32 {
     (params::HISTORY_BONUS * depth - params::HISTORY_BONUS_OFFSET)
         .clamp(0, params::HISTORY_BONUS_MAX)
+}
+
+/// The table's verdict on a node whose value need not be exact: its score, when its bound
+/// settles the window (`alpha`, `beta`) by itself.
+fn table_cutoff(e: Hit, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+    let s = from_tt(e.score, ply);
+    match e.bound {
+        Bound::Exact => Some(s),
+        Bound::Lower if s >= beta => Some(s),
+        Bound::Upper if s <= alpha => Some(s),
+        _ => None,
+    }
+}
+
+/// A better guess at a node's value than its static evaluation `raw`: the table's score when
+/// its bound is tighter (never a mate score).
+fn value_guess(raw: i32, entry: Option<Hit>, ply: usize) -> i32 {
+    match entry {
+        Some(e) if e.score.abs() < MATE_BOUND => {
+            let s = from_tt(e.score, ply);
+            match e.bound {
+                Bound::Lower if s > raw => s,
+                Bound::Upper if s < raw => s,
+                Bound::Exact => s,
+                _ => raw,
+            }
+        }
+        _ => raw,
+    }
 }
 
 /// Mate scores stored relative to the node, not the root.
@@ -290,6 +323,8 @@ impl<'a, 't> Searcher<'a, 't> {
             seldepth: 0,
             stopped: false,
             limits,
+            #[cfg(test)]
+            sums_checked: 0,
         }
     }
 
@@ -314,6 +349,14 @@ impl<'a, 't> Searcher<'a, 't> {
     }
 
     /// The static evaluation of `pos`, the node at `ply`, from the side to move.
+    /// The node's static evaluation: the table's, when it stored one, else computed.
+    fn stored_or_static_eval(&mut self, pos: &Chess, ply: usize, entry: Option<Hit>) -> i32 {
+        match entry.and_then(|e| e.eval) {
+            Some(e) => e,
+            None => self.static_eval(pos, ply),
+        }
+    }
+
     fn static_eval(&mut self, pos: &Chess, ply: usize) -> i32 {
         let Some(net) = self.net else {
             return evaluate(pos);
@@ -337,6 +380,17 @@ impl<'a, 't> Searcher<'a, 't> {
                 _ => after[0] = before[p - 1],
             }
             self.stack[p].sums = Sums::Fresh;
+        }
+        #[cfg(test)]
+        {
+            // Every network evaluation of the tests: the sums kept move by move down the path
+            // (null moves, captures, castling, en passant, promotions) are the board's.
+            assert!(
+                self.sums[ply] == net.refresh(pos.board()),
+                "the search's sums at ply {ply} differ from a refresh of {}",
+                crate::position::fen_of(pos)
+            );
+            self.sums_checked += 1;
         }
         net.evaluate(&self.sums[ply], pos.turn())
     }
@@ -384,16 +438,11 @@ impl<'a, 't> Searcher<'a, 't> {
         }
         let pv_node = beta - alpha > 1;
         let entry = self.tt.probe(hash);
-        if let Some(e) = entry
-            && !pv_node
+        if let Some(s) = entry
+            .filter(|_| !pv_node)
+            .and_then(|e| table_cutoff(e, ply, alpha, beta))
         {
-            let s = from_tt(e.score, ply);
-            match e.bound {
-                Bound::Exact => return s,
-                Bound::Lower if s >= beta => return s,
-                Bound::Upper if s <= alpha => return s,
-                _ => {}
-            }
+            return s;
         }
         let original_alpha = alpha;
         // In check every evasion is searched (none: mate). Otherwise the side to move may stand
@@ -408,24 +457,9 @@ impl<'a, 't> Searcher<'a, 't> {
             }
             moves
         } else {
-            let raw = match entry.and_then(|e| e.eval) {
-                Some(e) => e,
-                None => self.static_eval(pos, ply),
-            };
+            let raw = self.stored_or_static_eval(pos, ply, entry);
             eval = Some(raw);
-            // The table's bound, when it is tighter, is a better guess than the evaluation.
-            let stand = match entry {
-                Some(e) if e.score.abs() < MATE_BOUND => {
-                    let s = e.score;
-                    match e.bound {
-                        Bound::Lower if s > raw => s,
-                        Bound::Upper if s < raw => s,
-                        Bound::Exact => s,
-                        _ => raw,
-                    }
-                }
-                _ => raw,
-            };
+            let stand = value_guess(raw, entry, ply);
             if stand >= beta {
                 if entry.is_none() {
                     self.tt.store(hash, None, stand, eval, 0, Bound::Lower);
@@ -529,44 +563,19 @@ impl<'a, 't> Searcher<'a, 't> {
         }
         self.enter(pos, ply);
         let entry = self.tt.probe(hash);
-        if let Some(e) = entry
-            && e.depth >= depth
-            && ply > 0
-            && !pv_node
+        if let Some(s) = entry
+            .filter(|e| e.depth >= depth && ply > 0 && !pv_node)
+            .and_then(|e| table_cutoff(e, ply, alpha, beta))
         {
-            let s = from_tt(e.score, ply);
-            match e.bound {
-                Bound::Exact => return s,
-                Bound::Lower if s >= beta => return s,
-                Bound::Upper if s <= alpha => return s,
-                _ => {}
-            }
+            return s;
         }
         let table = entry
             .and_then(|e| e.mv)
             .and_then(|code| table_move(pos, code));
         // The static evaluation, and a better guess at the node's value: the table's bound
         // when it is tighter.
-        let raw_eval = if in_check {
-            None
-        } else {
-            match entry.and_then(|e| e.eval) {
-                Some(e) => Some(e),
-                None => Some(self.static_eval(pos, ply)),
-            }
-        };
-        let eval = match (raw_eval, entry) {
-            (Some(raw), Some(e)) if e.score.abs() < MATE_BOUND => {
-                let s = from_tt(e.score, ply);
-                match e.bound {
-                    Bound::Lower if s > raw => s,
-                    Bound::Upper if s < raw => s,
-                    Bound::Exact => s,
-                    _ => raw,
-                }
-            }
-            (raw, _) => raw.unwrap_or(-INF),
-        };
+        let raw_eval = (!in_check).then(|| self.stored_or_static_eval(pos, ply, entry));
+        let eval = raw_eval.map_or(-INF, |raw| value_guess(raw, entry, ply));
         self.stack[ply].eval = raw_eval;
         self.stack[ply].moved = None;
         if ply + 2 <= MAX_PLY {

@@ -21,29 +21,90 @@ fn limits(depth: u32) -> SearchLimits<'static> {
     }
 }
 
-/// The move model's root over every move, nothing exact but the best.
+/// The move model's root over every move, nothing exact but the best, with the hand-made
+/// evaluation.
 fn best(fen: &str, depth: u32) -> (String, i32) {
+    root_model(fen, depth, false)
+}
+
+/// The `best` style's root, with the hand-made evaluation.
+fn best_root(fen: &str, depth: u32) -> (String, i32) {
+    root_best(fen, depth, false)
+}
+
+/// [`best`] with the network evaluation.
+fn best_net(fen: &str, depth: u32) -> (String, i32) {
+    root_model(fen, depth, true)
+}
+
+/// [`best_root`] with the network evaluation.
+fn best_root_net(fen: &str, depth: u32) -> (String, i32) {
+    root_best(fen, depth, true)
+}
+
+/// A search of a position to a depth: its best move and value.
+type RootSearch = fn(&str, u32) -> (String, i32);
+
+/// Each root under each evaluation, as the tests of what any search must find run them.
+const SEARCHES: [RootSearch; 4] = [best, best_root, best_net, best_root_net];
+
+fn root_model(fen: &str, depth: u32, network: bool) -> (String, i32) {
     let pos = parse_fen(fen).expect("fen");
     let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
     let mut memory = Memory::new(1);
-    let mut s = Searcher::new(limits(depth), &mut memory);
+    let limits = SearchLimits {
+        network,
+        ..limits(depth)
+    };
+    let mut s = Searcher::new(limits, &mut memory);
     let r = s.search_root(&pos, &moves, 0, |_| 0).expect("a result");
+    assert_eq!(
+        s.sums_checked > 0,
+        network,
+        "network evaluations checked: {fen}"
+    );
     (uci(&r.best.mv), r.best.value)
 }
 
-/// The `best` style's root.
-fn best_root(fen: &str, depth: u32) -> (String, i32) {
+fn root_best(fen: &str, depth: u32, network: bool) -> (String, i32) {
     let pos = parse_fen(fen).expect("fen");
     let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
     let mut memory = Memory::new(1);
-    let mut s = Searcher::new(limits(depth), &mut memory);
+    let limits = SearchLimits {
+        network,
+        ..limits(depth)
+    };
+    let mut s = Searcher::new(limits, &mut memory);
     let r = s.search_best(&pos, &moves, 1).expect("a result");
+    assert_eq!(
+        s.sums_checked > 0,
+        network,
+        "network evaluations checked: {fen}"
+    );
     (uci(&r.best.mv), r.best.value)
 }
 
 #[test]
+fn the_searchs_network_sums_equal_a_refresh_through_every_kind_of_move() {
+    // Castling both ways, en passant, promotions with and without capture, null moves (pieces
+    // on the board), captures and checks: every network evaluation of these searches compares
+    // the sums kept move by move with a sum of the whole board (Searcher::static_eval).
+    for fen in [
+        "r3k2r/pppq1ppp/2npbn2/2b1p3/2B1P3/2NPBN2/PPPQ1PPP/R3K2R w KQkq - 0 1",
+        "4k3/1P6/8/3pP3/8/8/6p1/4K3 w - d6 0 1",
+        "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+        "2r3k1/1P3p1p/6p1/8/8/8/5PPP/R5K1 w - - 0 1",
+    ] {
+        let (m, _) = root_model(fen, 7, true);
+        assert!(!m.is_empty());
+        let (m, _) = root_best(fen, 7, true);
+        assert!(!m.is_empty());
+    }
+}
+
+#[test]
 fn finds_mate_in_one() {
-    for search in [best, best_root] {
+    for search in SEARCHES {
         let (m, v) = search("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 2);
         assert_eq!(m, "d1d8");
         assert_eq!(mate_in(v), Some(1));
@@ -54,7 +115,7 @@ fn finds_mate_in_one() {
 fn finds_mate_in_two() {
     // Kc6 and Rh1 against Ka8: 1. Rh8+? Ka7 escapes; 1. Kc7! Ka7 2. Ra1# (or 1. Kb6 Kb8
     // 2. Rh8#).
-    for search in [best, best_root] {
+    for search in SEARCHES {
         let (m, v) = search("k7/8/2K5/8/8/8/8/7R w - - 0 1", 5);
         assert_eq!(mate_in(v), Some(2), "{m} {v}");
         assert!(m == "c6c7" || m == "c6b6", "{m}");
@@ -77,7 +138,7 @@ fn pruned_search_still_finds_quiet_and_endgame_solutions() {
         ),
         ("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1", "b6b7"),
     ] {
-        for search in [best, best_root] {
+        for search in SEARCHES {
             let (m, v) = search(fen, 10);
             assert_eq!(m, bm, "{fen}: {m} ({v})");
         }
