@@ -826,7 +826,12 @@ impl<'a, 't> Searcher<'a, 't> {
         let mut p = pos.clone();
         p.play_unchecked(first);
         let mut h = hash_after(pos, hash, first, &p);
-        while pv.len() < max && !seen.contains(&h) {
+        // Nor does a line go on past the fifty-move rule or a board no one can mate on.
+        while pv.len() < max
+            && !seen.contains(&h)
+            && p.halfmoves() < 100
+            && !p.is_insufficient_material()
+        {
             seen.push(h);
             let Some(m) = self
                 .tt

@@ -365,3 +365,35 @@ fn a_principal_variation_ends_where_it_returns_to_a_position_of_the_game() {
         }
     }
 }
+
+#[test]
+fn a_principal_variation_ends_at_the_fifty_move_rule() {
+    // King and rook against king with the clock at 98 half-moves: no capture or pawn move can
+    // reset it, so the game ends after two more plies, and so must every reported line (GUIs
+    // warn of a line that goes on, and some refuse it). The table already knows the line from
+    // the same position searched with a fresh clock (the clock is not in the key), as the
+    // engine's table, kept from move to move, does.
+    let fresh = parse_fen("8/8/4k3/8/8/4K3/8/R7 w - - 0 80").expect("fen");
+    let late = parse_fen("8/8/4k3/8/8/4K3/8/R7 w - - 98 80").expect("fen");
+    let moves: Vec<Move> = late.legal_moves().into_iter().collect();
+    for network in [false, true] {
+        let limits = SearchLimits {
+            network,
+            ..limits(8)
+        };
+        let mut memory = Memory::new(1);
+        Searcher::new(limits, &mut memory).search_best(&fresh, &moves, 3);
+        let r = Searcher::new(limits, &mut memory)
+            .search_best(&late, &moves, 3)
+            .expect("a result");
+        let mut memory = Memory::new(1);
+        Searcher::new(limits, &mut memory).search_root(&fresh, &moves, moves.len(), |_| 1000);
+        let s = Searcher::new(limits, &mut memory)
+            .search_root(&late, &moves, moves.len(), |_| 1000)
+            .expect("a result");
+        for line in r.values.iter().chain(&s.values) {
+            let pv: Vec<String> = line.pv.iter().map(uci).collect();
+            assert!(line.pv.len() <= 2, "{pv:?}");
+        }
+    }
+}
