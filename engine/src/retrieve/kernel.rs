@@ -6,8 +6,9 @@
 //! bit plane (a 4 × 4 transpose), folds the four kinds of square into three masks of weight 4,
 //! 2 and 1 (a same-colour other-piece square scores 3 = 2 + 1), counts each mask's bits with a
 //! nibble lookup (`vpshufb`, Muła's method) in which the weight is already multiplied, and sums
-//! a board's 32 bytes of weighted counts with one `vpsadbw`. Compiled from the portable code,
-//! the same CPU counted the four masks separately and ran at about half the memory's speed.
+//! a board's 32 bytes of weighted counts with one `vpsadbw`. The portable code compiled for
+//! AVX2, which counted four masks with the compiler's generic lookup, ran at half this speed
+//! in cache and at 52–63 % of the memory's speed on an AVX2-only EPYC (`docs/scaling.md`).
 //!
 //! The fastest kernel the CPU runs is chosen at the first scan; [`use_kernel`] forces another,
 //! as the `PRECEDENT_KERNEL` environment variable does for the command line
