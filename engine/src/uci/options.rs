@@ -296,6 +296,16 @@ static AFTER_REASONER: [EngineOption; 5] = [
     },
 ];
 
+/// The error of `setoption name NAME` without a value, for an option that needs one.
+fn no_value(name: &str) -> SettingError {
+    SettingError::NotA {
+        name: name.to_string(),
+        got: String::new(),
+        expected: "given a value".into(),
+        origin: None,
+    }
+}
+
 impl EngineOption {
     /// Its `option …` line.
     fn announce(&self, options: &Options) -> String {
@@ -315,14 +325,7 @@ impl EngineOption {
     /// `value` checked against its type.
     fn arg<'a>(&self, options: &Options, value: Option<&'a str>) -> Result<Arg<'a>, SettingError> {
         let name = self.name;
-        let need = || {
-            value.ok_or_else(|| SettingError::NotA {
-                name: name.to_string(),
-                got: String::new(),
-                expected: "given a value".into(),
-                origin: None,
-            })
-        };
+        let need = || value.ok_or_else(|| no_value(name));
         Ok(match self.kind {
             Type::Spin { range, clamps } => {
                 let (min, max) = if clamps {
@@ -395,12 +398,7 @@ impl Options {
         {
             Some(result) => {
                 if value.is_none() {
-                    return Err(SettingError::NotA {
-                        name: name.to_string(),
-                        got: String::new(),
-                        expected: "given a value".into(),
-                        origin: None,
-                    });
+                    return Err(no_value(name));
                 }
                 result?;
                 validate(&cfg)?;
