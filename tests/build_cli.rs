@@ -197,7 +197,7 @@ fn info_reports_players_and_rating_bands() {
         "--json",
     ]);
     let info = run_json(&["info", out.to_str().expect("path"), "--json"]);
-    assert_eq!(info["format_version"], 4);
+    assert_eq!(info["format_version"], 5);
     assert_eq!(info["games"], 4);
     // 27 cases on 24 distinct boards: the start position and the position after 1. e4 recur
     // across the games and are stored once each.
@@ -237,7 +237,7 @@ fn info_reports_players_and_rating_bands() {
     assert_eq!(info["unrated_cases"], 2);
     let text = run(&["info", out.to_str().expect("path")]);
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("format version 4"), "{text}");
+    assert!(text.contains("format version 5"), "{text}");
     assert!(text.contains("policy         95 moves"), "{text}");
     assert!(
         text.contains("24 distinct boards (1.125 cases a board)"),

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{Color, Position};
 
 use super::patterns::LastMove;
+use super::record::{CaseClock, GameControl};
 use crate::board::Planes;
 use crate::casebase::{
     BuildInfo, BuildOptions, BuildStats, CaseBaseError, CaseBaseWriter, CaseMeta, GameRecord,
@@ -219,10 +220,16 @@ fn write_game(writer: &mut CaseBaseWriter, game: &ParsedGame) -> Result<(), Case
         result: h.result.to_byte(),
         ..GameRecord::default()
     };
-    let index = writer.add_game(record, [&h.white, &h.black, &h.date, &h.event, &h.site])?;
+    let strings = [&h.white, &h.black, &h.date, &h.event, &h.site];
+    let index = writer.add_game(
+        record,
+        strings.map(String::as_str),
+        GameControl::of(h.time_control),
+    )?;
     for mover in &game.selected {
         if let Some((side, board, meta)) = case_of(mover, index) {
-            writer.add_case(side, &board, &meta)?;
+            let clock = CaseClock::of(game.move_clock(mover.ply));
+            writer.add_timed_case(side, &board, &meta, clock)?;
         }
     }
     Ok(())

@@ -1,4 +1,4 @@
-//! The file layout of a case base, version 4. All integers little-endian.
+//! The file layout of a case base, version 5. All integers little-endian.
 //!
 //! ```text
 //! 0    magic "PRECEDNT"            8 bytes
@@ -31,7 +31,10 @@
 //!                                       then (aligned) keys × width × i16 rows (see policy.rs)
 //! 200  policy keys                u64
 //! 208  policy width               u64   inputs a row (policy::INPUTS; 0 without a policy)
-//! 216  reserved                   40 bytes, zero
+//! 216  clocks offset              u64   cases × 8-byte CaseClock, in case order (timed files)
+//! 224  controls offset            u64   games × 8-byte GameControl (timed files)
+//! 232  timed cases                u64   cases with a clock; 0: no clock sections
+//! 240  reserved                   16 bytes, zero
 //! …    sections, each starting on a 64-byte boundary
 //! end-16  xxh3-64 of every byte before it   u64
 //! end-8   trailer magic "PRCDTEND"
@@ -51,14 +54,14 @@
 //! Version history: 1 had no pattern counts, no position index, and two zero bytes where a case
 //! now keeps the opponent's last move; 2 stored a board per case, unsorted, and looked positions
 //! up by binary search; 3 had a 192-byte header and no policy (it is still read: its policy is
-//! empty).
+//! empty); 4 had no clocks (it is still read: the bytes of its clock fields are reserved zeros).
 
 /// First bytes of every case-base file.
 pub const MAGIC: &[u8; 8] = b"PRECEDNT";
 /// Last bytes of every case-base file.
 pub const TRAILER_MAGIC: &[u8; 8] = b"PRCDTEND";
 /// The version this build writes (and the newest it reads).
-pub(crate) const FORMAT_VERSION: u32 = 4;
+pub(crate) const FORMAT_VERSION: u32 = 5;
 /// The oldest version this build reads.
 pub(crate) const OLDEST_VERSION: u32 = 3;
 /// Size of the fixed header of version 3, which starts every header.
@@ -110,6 +113,9 @@ pub struct Header {
     pub policy_off: u64,
     pub policy_keys: u64,
     pub policy_width: u64,
+    pub clocks_off: u64,
+    pub controls_off: u64,
+    pub timed: u64,
 }
 
 impl Header {
@@ -144,6 +150,9 @@ impl Header {
             self.policy_off,
             self.policy_keys,
             self.policy_width,
+            self.clocks_off,
+            self.controls_off,
+            self.timed,
         ];
         for (i, v) in fields.iter().enumerate() {
             out[16 + 8 * i..24 + 8 * i].copy_from_slice(&v.to_le_bytes());
@@ -193,6 +202,9 @@ impl Header {
             policy_off: u64_at(192),
             policy_keys: u64_at(200),
             policy_width: u64_at(208),
+            clocks_off: u64_at(216),
+            controls_off: u64_at(224),
+            timed: u64_at(232),
         }
     }
 }
@@ -214,6 +226,8 @@ impl Header {
             end(self.index_off, self.index_entries, 16)?,
             end(self.strengths_off, self.patterns, 4)?,
             self.policy_end()?,
+            end(self.clocks_off, self.clock_count(), 8)?,
+            end(self.controls_off, self.control_count(), 8)?,
             header_len(self.version) as u64,
         ];
         ends.into_iter().max()?.checked_add(TRAILER_LEN as u64)
@@ -250,6 +264,16 @@ impl Header {
         }
         let [_, _, (off, len)] = self.policy_parts()?;
         off.checked_add(len)
+    }
+
+    /// Clock records: one a case in a timed file, none otherwise.
+    pub(crate) fn clock_count(&self) -> u64 {
+        if self.timed > 0 { self.cases } else { 0 }
+    }
+
+    /// Time-control records: one a game in a timed file, none otherwise.
+    pub(crate) fn control_count(&self) -> u64 {
+        if self.timed > 0 { self.games } else { 0 }
     }
 
     /// Entries of the index directory: 2^bits + 1 (`None` if the bits are out of range).

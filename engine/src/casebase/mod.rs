@@ -39,7 +39,7 @@ pub use info::{BuildInfo, BuildOptions, BuildStats};
 use patterns::{PatternCount, PatternTable};
 use policy::PolicyTable;
 pub(crate) use record::position_key;
-pub use record::{Bucket, CaseMeta, GameRecord, NO_EP};
+pub use record::{Bucket, CaseClock, CaseMeta, GameControl, GameRecord, NO_EP};
 pub use write::CaseBaseWriter;
 
 /// Why a case base could not be read or written.
@@ -401,6 +401,17 @@ impl CaseBase {
                 section(what, off, bytes / 2, 2)?;
             }
         }
+        if header.timed > header.cases {
+            return Err(corrupt(format!(
+                "{} timed cases of {}",
+                header.timed, header.cases
+            )));
+        }
+        if header.timed > 0 {
+            section("clock", header.clocks_off, header.clock_count(), 8)?;
+            let games = header.control_count();
+            section("time-control", header.controls_off, games, 8)?;
+        }
         let info_bytes =
             &bytes[header.info_off as usize..(header.info_off + header.info_len) as usize];
         let info: BuildInfo = serde_json::from_slice(info_bytes)
@@ -622,6 +633,29 @@ impl CaseBase {
         PatternTable::new(self.pattern_counts(), self.pattern_strengths())
     }
 
+    /// Each case's clock ([`CaseClock`]), in case order; empty in a case base built from games
+    /// without clocks.
+    pub fn clocks(&self) -> &[CaseClock] {
+        self.section(self.header.clocks_off, self.header.clock_count())
+    }
+
+    /// How long the player of case `index` thought and the clock they had, when known.
+    pub fn case_clock(&self, index: usize) -> Option<crate::pgn::MoveClock> {
+        self.clocks().get(index)?.get()
+    }
+
+    /// How many cases have a clock.
+    pub fn timed_cases(&self) -> u64 {
+        self.header.timed
+    }
+
+    /// The time control of game `index`, when known.
+    pub fn time_control(&self, index: u32) -> Option<crate::pgn::TimeControl> {
+        let controls: &[GameControl] =
+            self.section(self.header.controls_off, self.header.control_count());
+        controls.get(index as usize)?.get()
+    }
+
     /// The policy's sections: keys, scales, rows (empty without a policy).
     fn policy_parts(&self) -> (&[u32], &[f32], &[i16]) {
         let n = self.header.policy_keys;
@@ -669,7 +703,9 @@ impl CaseBase {
                         game: index,
                         ..meta
                     };
-                    writer.add_case(self.mover(case), board, &meta)?;
+                    let clock = self.clocks().get(case).copied();
+                    let clock = clock.unwrap_or(CaseClock::NONE);
+                    writer.add_timed_case(self.mover(case), board, &meta, clock)?;
                     cases += 1;
                 }
             }
@@ -744,6 +780,7 @@ impl CaseBase {
             white_elo: elo(rec.white_elo),
             black_elo: elo(rec.black_elo),
             result: GameResult::from_byte(rec.result),
+            time_control: self.time_control(index),
         })
     }
 

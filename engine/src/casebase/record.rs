@@ -27,6 +27,70 @@ pub struct CaseMeta {
     pub last: LastMove,
 }
 
+/// How long a case's player thought, beside its [`CaseMeta`] (a case base built from games with
+/// clocks keeps one a case, in the same order): the clock before the move and the time taken,
+/// in tenths of a second ([`CaseClock::NONE`] when the game had no clock for the move).
+#[repr(C)]
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Pod, Zeroable)]
+pub struct CaseClock {
+    /// The mover's clock when the move began.
+    pub left: u32,
+    /// The time the move took.
+    pub spent: u32,
+}
+
+impl CaseClock {
+    /// A case without a clock.
+    pub const NONE: CaseClock = CaseClock {
+        left: u32::MAX,
+        spent: u32::MAX,
+    };
+
+    /// The clock of a move, `NONE` for `None`.
+    pub fn of(clock: Option<crate::pgn::MoveClock>) -> CaseClock {
+        clock.map_or(CaseClock::NONE, |c| CaseClock {
+            left: c.left,
+            spent: c.spent,
+        })
+    }
+
+    /// The clock as read from a game, `None` for a case without one.
+    pub fn get(self) -> Option<crate::pgn::MoveClock> {
+        (self != CaseClock::NONE).then_some(crate::pgn::MoveClock {
+            left: self.left,
+            spent: self.spent,
+        })
+    }
+}
+
+/// A game's time control beside its [`GameRecord`], in seconds (both zero when unknown).
+#[repr(C)]
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default, Pod, Zeroable)]
+pub struct GameControl {
+    /// Seconds on each clock at the start.
+    pub base: u32,
+    /// Seconds added after each move.
+    pub increment: u32,
+}
+
+impl GameControl {
+    /// The stored form of a time control (`None`: zeros).
+    pub fn of(control: Option<crate::pgn::TimeControl>) -> GameControl {
+        control.map_or(GameControl::default(), |c| GameControl {
+            base: c.base,
+            increment: c.increment,
+        })
+    }
+
+    /// The time control, `None` when unknown.
+    pub fn get(self) -> Option<crate::pgn::TimeControl> {
+        (self != GameControl::default()).then_some(crate::pgn::TimeControl {
+            base: self.base,
+            increment: self.increment,
+        })
+    }
+}
+
 /// [`CaseMeta::ep`] value for "no en-passant square".
 pub const NO_EP: u8 = 0xff;
 

@@ -60,6 +60,12 @@ pub struct CaseBaseSummary {
     /// Moves the policy knows (0: no policy, as in a version-3 file or one built without
     /// patterns).
     pub policy_moves: u64,
+    /// Cases with a clock (how long their player thought); 0 in a case base built from games
+    /// without `[%clk]` comments, or of a format before 5.
+    pub timed_cases: u64,
+    /// The time controls of the timed cases' games, most cases first: (control as `base+inc`,
+    /// cases), at most five.
+    pub time_controls: Vec<(String, u64)>,
     /// Distinct boards stored (per side to move): what a full scan reads.
     pub distinct_boards: u64,
     /// Cases per stored board: how much deduplication saved (1.0 = every board distinct).
@@ -132,6 +138,8 @@ pub fn summarise(cb: &CaseBase, top: usize) -> CaseBaseSummary {
         name: cb.name().to_string(),
         format_version: cb.format_version(),
         policy_moves: cb.policy().len() as u64,
+        timed_cases: cb.timed_cases(),
+        time_controls: time_controls(cb),
         cases: cb.len() as u64,
         white_cases,
         black_cases: cb.len() as u64 - white_cases,
@@ -148,6 +156,23 @@ pub fn summarise(cb: &CaseBase, top: usize) -> CaseBaseSummary {
         rating_histogram,
         build: cb.info().clone(),
     }
+}
+
+/// The time controls of the timed cases, most cases first, at most five.
+fn time_controls(cb: &CaseBase) -> Vec<(String, u64)> {
+    let mut counts: HashMap<(u32, u32), u64> = HashMap::new();
+    for (meta, clock) in cb.metas().iter().zip(cb.clocks()) {
+        if let (Some(_), Some(tc)) = (clock.get(), cb.time_control(meta.game)) {
+            *counts.entry((tc.base, tc.increment)).or_default() += 1;
+        }
+    }
+    let mut counts: Vec<((u32, u32), u64)> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts
+        .into_iter()
+        .take(5)
+        .map(|((base, inc), n)| (format!("{base}+{inc}"), n))
+        .collect()
 }
 
 /// Distinct patterns per family (the family is the key's top byte).
@@ -244,6 +269,30 @@ impl std::fmt::Display for CaseBaseSummary {
             )?,
             0 => writeln!(f, "policy         none (built without patterns)")?,
             n => writeln!(f, "policy         {n} moves, fitted on the cases")?,
+        }
+        match s.timed_cases {
+            0 if s.format_version < 5 => writeln!(
+                f,
+                "clocks         none (format version {}: rebuild from games with [%clk] comments for them)",
+                s.format_version
+            )?,
+            0 => writeln!(
+                f,
+                "clocks         none (its games have no [%clk] comments): HumanTime paces by the fitted model"
+            )?,
+            n => {
+                let controls: Vec<String> = s
+                    .time_controls
+                    .iter()
+                    .map(|(tc, c)| format!("{tc} {c}"))
+                    .collect();
+                writeln!(
+                    f,
+                    "clocks         {n} of {} cases timed (time controls: {})",
+                    s.cases,
+                    controls.join(", ")
+                )?
+            }
         }
         writeln!(f, "players with most cases:")?;
         for p in &s.top_players {

@@ -34,6 +34,7 @@ fn write_sample(path: &Path) {
                 "Test",
                 "https://example.org/1",
             ],
+            GameControl::default(),
         )
         .expect("game");
     let start = Planes::from_board(&Board::new());
@@ -253,7 +254,11 @@ fn rejects_tables_that_would_answer_wrongly_without_failing() {
         .expect("writer")
         .without_patterns();
     let g = w
-        .add_game(GameRecord::default(), ["a", "b", "", "", ""])
+        .add_game(
+            GameRecord::default(),
+            ["a", "b", "", "", ""],
+            GameControl::default(),
+        )
         .expect("game");
     let mut pos = shakmaty::Chess::default();
     for ply in 0..40u16 {
@@ -467,4 +472,94 @@ fn a_policy_of_another_width_or_out_of_order_is_refused() {
         "{}",
         load_err(&outside)
     );
+}
+
+/// Builds a case base from PGN text, in `dir`.
+fn built_from(dir: &Path, pgn: &str) -> CaseBase {
+    let input = dir.join("games.pgn");
+    std::fs::write(&input, pgn).expect("write pgn");
+    let out = dir.join("games.cb");
+    let config = build::BuildConfig {
+        inputs: vec![input.display().to_string()],
+        out: out.clone(),
+        options: BuildOptions::default(),
+        strict: true,
+    };
+    build::build(&config, &mut |_| {}).expect("build");
+    CaseBase::open(&out).expect("open")
+}
+
+#[test]
+fn clocked_games_build_case_bases_that_remember_each_moves_time() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn = "[Event \"a\"]\n[White \"w\"]\n[Black \"b\"]\n[TimeControl \"180+2\"]\n\n\
+        1. e4 { [%clk 0:03:00] } 1... e5 { [%clk 0:03:00] } 2. Nf3 { [%clk 0:02:51] } \
+        2... Nc6 { [%clk 0:03:01.5] } 3. Bb5 { [%clk 0:02:30] } 1-0\n\n\
+        [Event \"b\"]\n[White \"x\"]\n[Black \"y\"]\n\n1. d4 d5 2. c4 *\n";
+    let cb = built_from(dir.path(), pgn);
+    assert_eq!((cb.format_version(), cb.len(), cb.timed_cases()), (5, 8, 5));
+    let tc = cb.time_control(0).expect("the first game's time control");
+    assert_eq!((tc.base, tc.increment), (180, 2));
+    assert_eq!(cb.time_control(1), None);
+    // Each case's clock, found by its game and ply: (left, spent) in tenths of a second.
+    type Seen = (u32, u16, Option<(u32, u32)>);
+    let mut seen: Vec<Seen> = (0..cb.len())
+        .map(|i| {
+            let meta = cb.metas()[i];
+            let clock = cb.case_clock(i).map(|c| (c.left, c.spent));
+            (meta.game, meta.ply, clock)
+        })
+        .collect();
+    seen.sort();
+    let want = [
+        (0, 0, Some((1800, 0))),
+        (0, 1, Some((1800, 0))),
+        (0, 2, Some((1800, 110))),
+        (0, 3, Some((1800, 5))),
+        (0, 4, Some((1710, 230))),
+        (1, 0, None),
+        (1, 1, None),
+        (1, 2, None),
+    ];
+    assert_eq!(seen, want);
+    let header = cb.game(0).expect("game 0");
+    assert_eq!(header.time_control, Some(tc));
+    let info = summary::summarise(&cb, 3).to_string();
+    assert!(
+        info.contains("clocks         5 of 8 cases timed (time controls: 180+2 5)"),
+        "{info}"
+    );
+    // The cases ablation's one-game case base keeps its game's clocks.
+    let one = cb.one_game(0).expect("one game");
+    assert_eq!((one.len(), one.timed_cases()), (5, 5));
+    assert_eq!(one.time_control(0), Some(tc));
+    // A header claiming more timed cases than cases is refused.
+    let bytes = std::fs::read(dir.path().join("games.cb")).expect("read");
+    let damaged = resealed(&bytes, |b| b[232..240].copy_from_slice(&9u64.to_le_bytes()));
+    assert!(
+        load_err(&damaged).contains("9 timed cases of 8"),
+        "{}",
+        load_err(&damaged)
+    );
+    let outside = resealed(&bytes, |b| {
+        b[216..224].copy_from_slice(&1_000_000u64.to_le_bytes());
+    });
+    assert!(
+        load_err(&outside).contains("clock section"),
+        "{}",
+        load_err(&outside)
+    );
+}
+
+#[test]
+fn games_without_clocks_and_old_case_bases_have_no_clock_sections() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = built_from(dir.path(), "[Event \"b\"]\n\n1. d4 d5 2. c4 *\n");
+    assert_eq!((cb.format_version(), cb.timed_cases()), (5, 0));
+    assert!(cb.clocks().is_empty() && cb.case_clock(0).is_none());
+    let info = summary::summarise(&cb, 3).to_string();
+    assert!(info.contains("clocks         none (its games"), "{info}");
+    let embedded = CaseBase::embedded().expect("the embedded case base");
+    assert_eq!((embedded.format_version(), embedded.timed_cases()), (4, 0));
+    assert!(embedded.clocks().is_empty());
 }

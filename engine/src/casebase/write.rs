@@ -14,7 +14,7 @@ use super::format::{ALIGN, FORMAT_VERSION, HEADER_LEN, Header, TRAILER_MAGIC, al
 use super::index::{IndexEntry, build_directory, directory_bits};
 use super::patterns::PatternCount;
 use super::policy::{self, Policy};
-use super::record::{Bucket, CaseMeta, GAME_STRINGS, GameRecord};
+use super::record::{Bucket, CaseClock, CaseMeta, GAME_STRINGS, GameControl, GameRecord};
 use super::{BuildInfo, CaseBaseError};
 use crate::board::{Material, Planes};
 
@@ -91,6 +91,7 @@ struct Sections {
     index: Vec<IndexEntry>,
     directory: Vec<u32>,
     policy: Policy,
+    controls: Spill,
 }
 
 impl Sections {
@@ -135,6 +136,12 @@ impl Sections {
             sink.pad_to(rows.0)?;
             sink.put(bytemuck::cast_slice(&self.policy.rows))?;
         }
+        if header.timed > 0 {
+            sink.pad_to(header.clocks_off)?;
+            sink.put(bytemuck::cast_slice(&self.cases.clocks))?;
+            sink.pad_to(header.controls_off)?;
+            sink.copy(self.controls.into_reader()?)?;
+        }
         let digest = sink.hasher.digest();
         sink.inner.write_all(&digest.to_le_bytes())?;
         sink.inner.write_all(TRAILER_MAGIC)?;
@@ -160,6 +167,8 @@ pub struct Arranged {
     pub buckets: Vec<Bucket>,
     /// Each case's board.
     pub board_of: Vec<u32>,
+    /// Each case's clock, in the order of `metas` (empty when no case was timed).
+    pub clocks: Vec<CaseClock>,
 }
 
 /// The sort key of a material: its counts, four bits each (saturated), in index order. Two
@@ -169,10 +178,15 @@ fn material_key(m: &Material) -> u64 {
     m.iter().fold(0u64, |k, &c| (k << 4) | u64::from(c.min(15)))
 }
 
-/// Sorts and deduplicates the cases of each side (`sides[0]` White's, `sides[1]` Black's).
-pub(crate) fn arrange(sides: [(Vec<Planes>, Vec<CaseMeta>); 2]) -> Arranged {
+/// The cases of one side to move as they were added: boards, records and (empty, or one a case)
+/// clocks.
+pub(crate) type Side = (Vec<Planes>, Vec<CaseMeta>, Vec<CaseClock>);
+
+/// Sorts and deduplicates the cases of each side (`sides[0]` White's, `sides[1]` Black's); the
+/// clocks follow their cases.
+pub(crate) fn arrange(sides: [Side; 2]) -> Arranged {
     use rayon::slice::ParallelSliceMut;
-    let total: usize = sides.iter().map(|(b, _)| b.len()).sum();
+    let total: usize = sides.iter().map(|(b, _, _)| b.len()).sum();
     let mut out = Arranged {
         boards: Vec::new(),
         white_boards: 0,
@@ -181,8 +195,9 @@ pub(crate) fn arrange(sides: [(Vec<Planes>, Vec<CaseMeta>); 2]) -> Arranged {
         white_cases: sides[0].0.len(),
         buckets: Vec::new(),
         board_of: Vec::with_capacity(total),
+        clocks: Vec::new(),
     };
-    for (side, (boards, metas)) in sides.into_iter().enumerate() {
+    for (side, (boards, metas, clocks)) in sides.into_iter().enumerate() {
         let mut keys: Vec<(u64, [u64; 4], u32)> = boards
             .iter()
             .enumerate()
@@ -221,6 +236,9 @@ pub(crate) fn arrange(sides: [(Vec<Planes>, Vec<CaseMeta>); 2]) -> Arranged {
             for &(_, _, i) in &keys[start as usize..end as usize] {
                 out.board_of.push((out.boards.len() - 1) as u32);
                 out.metas.push(metas[i as usize]);
+                if let Some(&clock) = clocks.get(i as usize) {
+                    out.clocks.push(clock);
+                }
             }
         }
         if side == 0 {
@@ -236,7 +254,10 @@ pub struct CaseBaseWriter {
     out: PathBuf,
     boards: [Spill; 2],
     metas: [Spill; 2],
+    clocks: [Spill; 2],
+    timed: u64,
     games: Spill,
+    controls: Spill,
     strings: Spill,
     game_count: u64,
     patterns: bool,
@@ -263,7 +284,13 @@ impl CaseBaseWriter {
                 Spill::new(&dir).map_err(err)?,
                 Spill::new(&dir).map_err(err)?,
             ],
+            clocks: [
+                Spill::new(&dir).map_err(err)?,
+                Spill::new(&dir).map_err(err)?,
+            ],
+            timed: 0,
             games: Spill::new(&dir).map_err(err)?,
+            controls: Spill::new(&dir).map_err(err)?,
             strings: Spill::new(&dir).map_err(err)?,
             game_count: 0,
             patterns: true,
@@ -283,6 +310,7 @@ impl CaseBaseWriter {
         &mut self,
         mut record: GameRecord,
         strings: [&str; GAME_STRINGS],
+        control: GameControl,
     ) -> Result<u32, CaseBaseError> {
         let index = u32::try_from(self.game_count)
             .map_err(|_| self.err(io::Error::other("more than 4 294 967 295 games")))?;
@@ -295,7 +323,10 @@ impl CaseBaseWriter {
                 .and_then(|()| self.strings.push(s.as_bytes()));
             res.map_err(|e| self.err(e))?;
         }
-        let res = self.games.push(bytemuck::bytes_of(&record));
+        let res = self
+            .games
+            .push(bytemuck::bytes_of(&record))
+            .and_then(|()| self.controls.push(bytemuck::bytes_of(&control)));
         res.map_err(|e| self.err(e))?;
         self.game_count += 1;
         Ok(index)
@@ -316,6 +347,7 @@ impl CaseBaseWriter {
                 &header.event,
                 &header.site,
             ],
+            GameControl::of(header.time_control),
         )
     }
 
@@ -327,10 +359,24 @@ impl CaseBaseWriter {
         board: &Planes,
         meta: &CaseMeta,
     ) -> Result<(), CaseBaseError> {
+        self.add_timed_case(mover, board, meta, CaseClock::NONE)
+    }
+
+    /// Adds a case as [`Self::add_case`] does, with how long its player thought: a case base
+    /// with at least one timed case stores a clock for every case.
+    pub fn add_timed_case(
+        &mut self,
+        mover: Color,
+        board: &Planes,
+        meta: &CaseMeta,
+        clock: CaseClock,
+    ) -> Result<(), CaseBaseError> {
         let side = usize::from(mover == Color::Black);
+        self.timed += u64::from(clock != CaseClock::NONE);
         let res = self.boards[side]
             .push(bytemuck::bytes_of(board))
-            .and_then(|()| self.metas[side].push(bytemuck::bytes_of(meta)));
+            .and_then(|()| self.metas[side].push(bytemuck::bytes_of(meta)))
+            .and_then(|()| self.clocks[side].push(bytemuck::bytes_of(&clock)));
         res.map_err(|e| self.err(e))
     }
 
@@ -364,10 +410,13 @@ impl CaseBaseWriter {
         if self.cases() > u64::from(u32::MAX) {
             return Err(err(io::Error::other("more than 4 294 967 295 cases")));
         }
-        let mut sides: [(Vec<Planes>, Vec<CaseMeta>); 2] = Default::default();
-        for (side, (boards, metas)) in sides.iter_mut().enumerate() {
+        let mut sides: [Side; 2] = Default::default();
+        for (side, (boards, metas, clocks)) in sides.iter_mut().enumerate() {
             *boards = read_all(&mut self.boards[side]).map_err(err)?;
             *metas = read_all(&mut self.metas[side]).map_err(err)?;
+            if self.timed > 0 {
+                *clocks = read_all(&mut self.clocks[side]).map_err(err)?;
+            }
         }
         let cases = arrange(sides);
         let (patterns, strengths, index, policy) = derive_all(&cases, self.patterns);
@@ -415,6 +464,21 @@ impl CaseBaseWriter {
         } else {
             policy::INPUTS as u64
         };
+        if self.timed > 0 {
+            let policy_end =
+                header
+                    .policy_parts()
+                    .map_or(header.policy_off, |[_, _, (off, len)]| {
+                        if policy.keys.is_empty() {
+                            header.policy_off
+                        } else {
+                            off + len
+                        }
+                    });
+            header.timed = self.timed;
+            header.clocks_off = align_up(policy_end);
+            header.controls_off = after(header.clocks_off, header.cases, 8);
+        }
 
         let compress = out.extension().is_some_and(|e| e == "zst");
         let tmp = tempfile::Builder::new()
@@ -433,6 +497,7 @@ impl CaseBaseWriter {
             index,
             directory,
             policy,
+            controls: self.controls,
         };
         if compress {
             let mut enc = zstd::Encoder::new(file, 19).map_err(err)?;

@@ -5,6 +5,8 @@
 use serde::{Serialize, Serializer};
 use shakmaty::Color;
 
+use super::clock::TimeControl;
+
 /// Result of a game.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub enum GameResult {
@@ -112,6 +114,9 @@ pub struct GameHeader {
     pub black_elo: Option<u16>,
     /// The result.
     pub result: GameResult,
+    /// The time control, when the `TimeControl` tag gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
 }
 
 impl GameHeader {
@@ -153,5 +158,6 @@ impl GameHeader {
         self.white_elo = None;
         self.black_elo = None;
         self.result = GameResult::Unknown;
+        self.time_control = None;
     }
 }

@@ -9,6 +9,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 use xxhash_rust::xxh3::Xxh3;
 
+use super::clock::{MoveClock, TimeControl, move_clock, parse_clock};
 use super::header::{GameHeader, GameResult};
 use crate::position::CaseMove;
 
@@ -139,6 +140,16 @@ pub struct ParsedGame {
     /// The evaluation after each ply where a `[%eval …]` comment gives one (Lichess' analysed
     /// games): centipawns from White's side, `None` for a mate score or no comment.
     pub evals: Vec<Option<i32>>,
+    /// The mover's clock after each ply where a `[%clk …]` comment gives one (Lichess' games
+    /// since 2017), in tenths of a second.
+    pub clocks: Vec<Option<u32>>,
+}
+
+impl ParsedGame {
+    /// How the move at `ply` was timed, when the game has a time control and clocks.
+    pub fn move_clock(&self, ply: u32) -> Option<MoveClock> {
+        move_clock(&self.clocks, ply as usize, self.header.time_control?)
+    }
 }
 
 /// Streams games: give it to `pgn_reader::Reader::read_game` and read [`GameVisitor::game`].
@@ -261,6 +272,7 @@ impl Visitor for GameVisitor {
         self.game.detail.clear();
         self.game.plies = 0;
         self.game.evals.clear();
+        self.game.clocks.clear();
         self.last = None;
         self.error = None;
         ControlFlow::Continue(())
@@ -285,6 +297,9 @@ impl Visitor for GameVisitor {
             b"Result" => header.result = GameResult::from_tag(&value.decode_utf8_lossy()),
             b"FEN" => tags.fen = Some(value.decode_utf8_lossy().into_owned()),
             b"Variant" => tags.variant = Some(value.decode_utf8_lossy().into_owned()),
+            b"TimeControl" => {
+                header.time_control = TimeControl::from_tag(&value.decode_utf8_lossy());
+            }
             _ => {}
         }
         ControlFlow::Continue(())
@@ -370,14 +385,23 @@ impl Visitor for GameVisitor {
 
     fn comment(&mut self, _: &mut (), comment: RawComment<'_>) -> ControlFlow<Self::Output> {
         // After an illegal move the plies stop counting: the game's evaluations end there.
-        if self.error.is_none()
-            && let Some(eval) = parse_eval(comment.as_bytes())
-            && let Some(ply) = (self.game.plies as usize).checked_sub(1)
-        {
+        let Some(ply) = (self.game.plies as usize).checked_sub(1) else {
+            return ControlFlow::Continue(());
+        };
+        if self.error.is_some() {
+            return ControlFlow::Continue(());
+        }
+        if let Some(eval) = parse_eval(comment.as_bytes()) {
             if self.game.evals.len() <= ply {
                 self.game.evals.resize(ply + 1, None);
             }
             self.game.evals[ply] = eval;
+        }
+        if let Some(clock) = parse_clock(comment.as_bytes()) {
+            if self.game.clocks.len() <= ply {
+                self.game.clocks.resize(ply + 1, None);
+            }
+            self.game.clocks[ply] = Some(clock);
         }
         ControlFlow::Continue(())
     }
