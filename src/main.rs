@@ -46,6 +46,9 @@ enum Command {
     FitEval(precedent_lab::evalfit::EvalFitArgs),
     /// Train the search's network evaluation on analysed games.
     FitNet(precedent_lab::netfit::NetFitArgs),
+    /// Fit the human think-time model (HumanTime) on clocked games and measure it on held-out
+    /// ones against two baselines.
+    FitTime(precedent_lab::pacefit::PaceFitArgs),
     /// Measure the retrieval scan in cases per second, beside a read loop over the same boards
     /// (`PRECEDENT_KERNEL=avx2` measures the AVX2 path on an AVX-512 machine), or the search.
     Bench(cmd::bench::Args),
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => cmd::tune::run_cmd(args),
         Some(Command::Fit(args)) => cmd::fit::run_cmd(args),
         Some(Command::FitEval(args)) => cmd::fiteval::run(args),
+        Some(Command::FitTime(args)) => cmd::fittime::run(args),
         Some(Command::FitNet(args)) => cmd::fitnet::run(args),
         Some(Command::Frontier(args)) => cmd::frontier::run_cmd(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),

@@ -909,3 +909,121 @@ fn every_scan_kernel_plays_the_same_moves_with_the_same_nodes() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
+
+/// A parameter file turning `HumanTime` on with a pacing model of one constant time:
+/// exp(`log_seconds`) − 0.5 seconds for every move, no spread.
+fn constant_pace(dir: &std::path::Path, log_seconds: f64) -> String {
+    let names = [
+        "bias",
+        "log_left",
+        "log_scale",
+        "left_share",
+        "increment_share",
+        "clock_lead",
+        "scramble",
+        "opening",
+        "middlegame",
+        "late",
+        "log_legal",
+        "only_move",
+        "in_check",
+        "capture",
+        "recapture",
+        "check",
+        "promotion",
+        "phase",
+        "log_own_last",
+        "log_their_last",
+        "no_history",
+        "cases",
+    ];
+    let mut text = String::from("human_time = true\n[pace]\nsigma = 0.0\n[pace.weights]\n");
+    for name in names {
+        let w = if name == "bias" { log_seconds } else { 0.0 };
+        text += &format!("{name} = {w}\n");
+    }
+    let path = dir.join("pace.toml");
+    std::fs::write(&path, text).expect("write params");
+    path.display().to_string()
+}
+
+/// The seconds of the `info string human time` line among `lines`.
+fn human_seconds(lines: &[String]) -> Option<f64> {
+    lines.iter().find_map(|l| {
+        l.strip_prefix("info string human time ")?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    })
+}
+
+#[test]
+fn human_time_holds_the_move_for_a_persons_time_and_stop_answers_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let params = constant_pace(dir.path(), 30.5f64.ln());
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send(&format!("setoption name Params value {params}"));
+    e.send("position startpos moves e2e4");
+    // The search ends at depth 3; the move then waits for a person's 30 s.
+    e.send("go wtime 600000 btime 600000 winc 2000 binc 2000 depth 3");
+    let lines = e.until("info string human time");
+    let seconds = human_seconds(&lines).expect("a human time");
+    assert!((seconds - 30.0).abs() < 0.1, "{lines:?}");
+    e.no_bestmove_for(Duration::from_millis(500));
+    let asked = Instant::now();
+    e.send("stop");
+    let rest = e.until("bestmove");
+    assert!(is_uci_move(
+        rest.last()
+            .expect("bestmove")
+            .split_whitespace()
+            .nth(1)
+            .expect("move")
+    ));
+    assert!(
+        asked.elapsed() < Duration::from_secs(10),
+        "stop was not answered at once"
+    );
+    // Short of time, a person's 30 s become what the clock allows: the move comes by itself.
+    e.send("position startpos moves e2e4 e7e5 g1f3");
+    let (lines, mv) = e.go("go wtime 2000 btime 2000");
+    let seconds = human_seconds(&lines).expect("a human time");
+    assert!(seconds < 2.0, "{seconds} s of a 2 s clock");
+    assert!(is_uci_move(&mv));
+    e.quit();
+}
+
+#[test]
+fn human_time_off_or_without_a_clock_changes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let params = constant_pace(dir.path(), 30.5f64.ln());
+    let run = |on: bool| {
+        let mut e = Engine::start(&[]);
+        e.handshake();
+        if on {
+            e.send(&format!("setoption name Params value {params}"));
+        }
+        e.send("setoption name Seed value 7");
+        e.send("setoption name Threads value 1");
+        e.send("position startpos moves d2d4 g8f6 c2c4");
+        let (lines, mv) = e.go("go depth 5");
+        assert_eq!(human_seconds(&lines), None, "no clock, no human time");
+        let nodes: Vec<String> = lines
+            .iter()
+            .filter(|l| l.starts_with("info depth"))
+            .map(|l| l.split(" nps ").next().expect("nodes").to_string())
+            .collect();
+        e.quit();
+        (nodes, mv)
+    };
+    assert_eq!(run(true), run(false));
+    // Under a clock with HumanTime off, no human time is taken.
+    let mut e = Engine::start(&[]);
+    e.handshake();
+    e.send("position startpos moves e2e4");
+    let (lines, _) = e.go("go wtime 5000 btime 5000");
+    assert_eq!(human_seconds(&lines), None);
+    e.quit();
+}

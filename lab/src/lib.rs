@@ -22,6 +22,7 @@ pub mod experiment;
 pub mod fit;
 pub mod frontier;
 pub mod netfit;
+pub mod pacefit;
 pub mod rating;
 pub mod reasoner;
 pub mod scale;

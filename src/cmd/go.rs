@@ -45,6 +45,12 @@ pub fn run(args: Args) -> Result<()> {
     };
     let game = play_line(start, &args.moves)?;
     let cfg = args.reasoner.config()?;
+    if cfg.human_time {
+        eprintln!(
+            "note: --human-time acts under a clock (UCI `go wtime … btime …`, or `precedent uci \
+             --human-time true`); `precedent go` thinks for --movetime"
+        );
+    }
     let cb = args.reasoner.casebase()?;
     let limits = ThinkLimits {
         deadline: Some(Instant::now() + Duration::from_millis(args.movetime)),

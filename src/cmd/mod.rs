@@ -7,6 +7,7 @@ pub mod experiment;
 pub mod fit;
 pub mod fiteval;
 pub mod fitnet;
+pub mod fittime;
 pub mod frontier;
 pub mod go;
 pub mod info;

@@ -1,25 +1,26 @@
 //! `precedent uci` (and `precedent` with no arguments): the UCI engine.
 
-use std::path::PathBuf;
-
 use anyhow::Result;
-use precedent::casebase::CaseBase;
+use precedent_lab::reasoner::ReasonerArgs;
 
-/// Arguments of `precedent uci`.
+/// Arguments of `precedent uci`: the case base and the reasoner's settings to start from (a GUI's
+/// `setoption` changes them as it would the defaults; `--elo N` starts with `UCI_LimitStrength`
+/// at `UCI_Elo` N).
 #[derive(clap::Args, Debug, Default)]
 pub struct Args {
-    /// Case-base file (default: the embedded one).
-    #[arg(long, value_name = "FILE")]
-    casebase: Option<PathBuf>,
+    #[command(flatten)]
+    reasoner: ReasonerArgs,
 }
 
 /// Runs the UCI protocol on stdin/stdout.
 pub fn run(args: Args) -> Result<()> {
-    // A case base named on the command line is loaded first: a wrong path is an error at once.
-    let cb = match &args.casebase {
-        Some(path) => Some(CaseBase::open(path)?),
+    // A case base or settings named on the command line are checked first: a wrong path or
+    // value is an error at once.
+    let cb = match &args.reasoner.casebase {
+        Some(_) => Some(args.reasoner.casebase()?),
         None => None,
     };
-    precedent::uci::run(cb);
+    let reasoner = args.reasoner.config()?;
+    precedent::uci::run(cb, reasoner);
     Ok(())
 }

@@ -80,7 +80,7 @@ pub struct BuildSummary {
 }
 
 /// Whether a game (by its key) falls in the held-out `percent` of games.
-pub(crate) fn is_held_out(key: u64, percent: u8) -> bool {
+pub fn is_held_out(key: u64, percent: u8) -> bool {
     // The key is a hash already; its low bits are uniform.
     key % 100 < u64::from(percent)
 }

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::adapt::reuse::ReuseConfig;
+use crate::engine::pace::PaceModel;
 use crate::engine::settings::{Origin, ParamsError, check_file, validate};
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
 use crate::revise::{Evaluation, ReviseConfig};
@@ -54,6 +55,12 @@ pub struct EngineConfig {
     /// model and temperature of the level nearest to it. `None` = the style above.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elo: Option<u16>,
+    /// Under a clock, hold the move as long as a person would have thought about it (`HumanTime`,
+    /// [`crate::engine::pace`]); the search itself stops by then. Off: the clock's budget.
+    pub human_time: bool,
+    /// The pacing model `human_time` draws a move's time from (fitted by `precedent fit-time`).
+    #[serde(skip_serializing_if = "PaceModel::is_empty")]
+    pub pace: PaceModel,
 }
 
 /// A level of play: the move model fitted on the moves of players of one rating band, and the
@@ -220,6 +227,8 @@ impl Default for EngineConfig {
             model: ModelConfig,
             #[serde(default)]
             levels: Vec<Level>,
+            #[serde(default)]
+            pace: PaceModel,
         }
         let model = FITTED
             .get_or_init(|| toml::from_str::<Fitted>(DEFAULT_PARAMS).unwrap_or_default())
@@ -233,6 +242,8 @@ impl Default for EngineConfig {
             model: model.model,
             levels: model.levels,
             elo: None,
+            human_time: false,
+            pace: model.pace,
         }
     }
 }
@@ -308,6 +319,8 @@ impl EngineConfig {
             model,
             levels: Vec::new(),
             elo: self.elo,
+            human_time: self.human_time,
+            pace: self.pace.clone(),
         };
         (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)))
     }
@@ -364,6 +377,11 @@ mod params_tests {
             "the default case base ships fitted weights"
         );
         assert_eq!(EngineConfig::default().model, cfg.model);
+        // HumanTime's pacing model ships with it, complete, and HumanTime is off by default.
+        let default = EngineConfig::default();
+        assert!(!default.pace.is_empty() && !default.human_time);
+        assert_eq!(default.pace.check(), Ok(()));
+        assert_eq!(default.pace, cfg.pace);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod explain;
+pub mod pace;
 pub mod settings;
 pub mod timeman;
 

@@ -129,7 +129,7 @@ impl fmt::Debug for Setting {
 pub(crate) const MAX_SEED: i64 = 2_147_483_647;
 
 /// Every reasoner setting. The order is the UCI listing's and the genes'.
-pub static SETTINGS: [Setting; 14] = [
+pub static SETTINGS: [Setting; 15] = [
     Setting {
         name: "style",
         uci: Some("Style"),
@@ -307,6 +307,23 @@ pub static SETTINGS: [Setting; 14] = [
         set: |c, v| {
             if let Value::Bool(b) = v {
                 c.revise.enabled = b;
+            }
+        },
+    },
+    Setting {
+        name: "human-time",
+        uci: Some("HumanTime"),
+        file: Some("human_time"),
+        cli: true,
+        kind: Kind::Bool,
+        help: "under a clock, move after the time a person would have taken (from the nearest \
+               cases' clocks or the fitted pacing model), never losing on time",
+        gene: None,
+        needs_revise: false,
+        get: |c| Value::Bool(c.human_time),
+        set: |c, v| {
+            if let Value::Bool(b) = v {
+                c.human_time = b;
             }
         },
     },
@@ -803,6 +820,9 @@ pub fn validate(cfg: &EngineConfig) -> Result<(), SettingError> {
             "`elo`: the parameters have no levels to choose from".into(),
         ));
     }
+    cfg.pace
+        .check()
+        .map_err(|e| SettingError::Invalid(format!("`pace`: {e}")))?;
     let networks = std::iter::once(("model", &cfg.model))
         .chain(cfg.levels.iter().map(|l| ("levels.model", &l.model)));
     for (name, model) in networks {
@@ -845,6 +865,11 @@ const MODEL: &[(&str, Schema)] = &[
     ("smoothing", Schema::Table(&[("alpha", Schema::Leaf)])),
     ("network", Schema::Table(NETWORK)),
 ];
+const PACE: &[(&str, Schema)] = &[
+    ("sigma", Schema::Leaf),
+    ("residuals", Schema::Leaf),
+    ("weights", Schema::Leaf),
+];
 const LEVEL: &[(&str, Schema)] = &[
     ("elo", Schema::Leaf),
     ("min_rating", Schema::Leaf),
@@ -861,6 +886,7 @@ const STRUCTURES: &[(&str, Schema)] = &[
     ("errors", Schema::Table(ERRORS)),
     ("model", Schema::Table(MODEL)),
     ("levels", Schema::Tables(LEVEL)),
+    ("pace", Schema::Table(PACE)),
 ];
 
 /// Why a parameter file was refused.

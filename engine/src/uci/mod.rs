@@ -24,6 +24,7 @@ use crate::adapt::reuse::{NoLegalMove, ReuseLimits, expected_to_cp, reuse};
 use crate::casebase::{CaseBase, CaseBaseError};
 use crate::engine::config::EngineConfig;
 use crate::engine::explain::explain;
+use crate::engine::pace::{ClockMemory, HumanPlan};
 use crate::engine::timeman::{Clock, plan};
 use crate::engine::{DecidedBy, EngineScore, ThinkLimits, Thought, think};
 use crate::position::{Game, parse_fen, play_line};
@@ -93,6 +94,8 @@ pub struct Engine {
     /// `uciok` or `readyok`): a command read before then was sent before the GUI could know the
     /// engine was ready, so its clock counts from then.
     ready_at: Instant,
+    /// The clocks of the last `go`, for `HumanTime`.
+    clocks: ClockMemory,
 }
 
 fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
@@ -130,6 +133,7 @@ impl Engine {
             running: None,
             debug: false,
             ready_at: Instant::now(),
+            clocks: ClockMemory::default(),
         }
     }
 
@@ -202,6 +206,7 @@ impl Engine {
             Command::UciNewGame => {
                 self.finish_search();
                 self.game = Game::default();
+                self.clocks = ClockMemory::default();
                 self.memory
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -342,6 +347,23 @@ impl Engine {
             .and_then(|p| p.optimum)
             .filter(|_| !forced)
             .and_then(|o| received.checked_add(o));
+        let config = self.options.reasoner_for_go();
+        // HumanTime: a person's time for this position, drawn now; the search ends by the
+        // longest a legal move would take, and the move waits for its own time.
+        let human = match (config.human_time, plan, clock.remaining) {
+            (true, Some(plan), Some(_)) if !hold => self.human_plan(params, &config, plan.maximum),
+            _ => None,
+        };
+        let (deadline, optimum) = match &human {
+            Some(h) => {
+                let longest = received.checked_add(Duration::from_secs_f64(h.longest));
+                (
+                    min_instant(deadline, longest),
+                    min_instant(optimum, longest),
+                )
+            }
+            None => (deadline, optimum),
+        };
         let ponder_clock = params.ponder.then_some(Clock {
             infinite: false,
             ..self.clock(&GoParams {
@@ -371,7 +393,8 @@ impl Engine {
             casebase: self.casebase(),
             pool: Arc::clone(&self.pool),
             game: self.game.clone(),
-            config: self.options.reasoner_for_go(),
+            config,
+            human,
             castling: self.castling(),
             multipv: self.options.multipv,
             ponder: self.options.ponder,
@@ -390,6 +413,38 @@ impl Engine {
             handle,
             ponder_clock,
         });
+    }
+
+    /// The plan of a person's time for this `go` (`None` without a fitted pacing model); the
+    /// longest time is held within `maximum`, the clock's most for this move.
+    fn human_plan(
+        &mut self,
+        params: &GoParams,
+        config: &EngineConfig,
+        maximum: Duration,
+    ) -> Option<HumanPlan> {
+        let pos = &self.game.position;
+        let seconds = |ms: Option<u64>| ms.unwrap_or(0) as f64 / 1000.0;
+        let (ours, theirs) = match pos.turn() {
+            Color::White => ((params.wtime, params.winc), (params.btime, params.binc)),
+            Color::Black => ((params.btime, params.binc), (params.wtime, params.winc)),
+        };
+        let ply = 2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == Color::Black);
+        let situation = self.clocks.observe(
+            ply,
+            seconds(ours.0),
+            theirs.0.map_or(seconds(ours.0), |t| t as f64 / 1000.0),
+            seconds(ours.1),
+            seconds(theirs.1),
+        );
+        let mut rng: rand::rngs::StdRng = match config.reuse.seed {
+            Some(seed) => rand::SeedableRng::seed_from_u64(seed ^ u64::from(ply)),
+            None => rand::SeedableRng::from_os_rng(),
+        };
+        let last = self.game.last_move.as_ref();
+        let mut plan = HumanPlan::new(&config.pace, pos, last, situation, &mut rng)?;
+        plan.longest = plan.longest.min(maximum.as_secs_f64());
+        Some(plan)
     }
 
     fn ponderhit(&mut self) {
@@ -430,6 +485,8 @@ struct Job {
     pool: Arc<rayon::ThreadPool>,
     game: Game,
     config: EngineConfig,
+    /// `HumanTime`'s plan: the move waits until a person's time for it.
+    human: Option<HumanPlan>,
     castling: CastlingMode,
     multipv: usize,
     ponder: bool,
@@ -445,9 +502,19 @@ struct Job {
 
 impl Job {
     fn run(self) {
-        let (lines, best) = self.think();
+        let (lines, best, mv) = self.think();
         for line in &lines {
             send(line);
+        }
+        if let (Some(plan), Some(mv)) = (&self.human, mv) {
+            let pos = &self.game.position;
+            let seconds = plan.seconds(pos, self.game.last_move.as_ref(), &mv);
+            let seconds = seconds.min(plan.longest);
+            send(&format!(
+                "info string human time {seconds:.1} s (the longest for a move here {:.1} s)",
+                plan.longest
+            ));
+            self.wait_until(self.started + Duration::from_secs_f64(seconds));
         }
         // Infinite analysis and pondering keep their bestmove until stop or ponderhit.
         let mut hold = self.shared.hold.lock().unwrap_or_else(|e| e.into_inner());
@@ -463,6 +530,23 @@ impl Job {
         send(&best);
     }
 
+    /// Waits until `until`, or until `stop` (or a new command that ends the search).
+    fn wait_until(&self, until: Instant) {
+        let mut hold = self.shared.hold.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let now = Instant::now();
+            if self.shared.stop.load(Ordering::Relaxed) || now >= until {
+                return;
+            }
+            hold = self
+                .shared
+                .released
+                .wait_timeout(hold, until - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
     fn limits(&self) -> ThinkLimits<'_> {
         ThinkLimits {
             deadline: self.deadline,
@@ -476,8 +560,8 @@ impl Job {
         }
     }
 
-    /// Thinks, and returns the `info` lines and the `bestmove` line.
-    fn think(&self) -> (Vec<String>, String) {
+    /// Thinks, and returns the `info` lines, the `bestmove` line and the move.
+    fn think(&self) -> (Vec<String>, String, Option<Move>) {
         let Some(cb) = &self.casebase else {
             // No case base could be loaded: still answer with a legal move.
             let legal = self.game.position.legal_moves();
@@ -488,6 +572,7 @@ impl Job {
             return (
                 vec!["info string error: no case base loaded; playing the first legal move".into()],
                 line,
+                legal.first().copied(),
             );
         };
         // Every completed search iteration is shown as it happens (analysis in a GUI).
@@ -531,6 +616,7 @@ impl Job {
                     "info string no legal move: checkmate".into(),
                 ],
                 "bestmove 0000".into(),
+                None,
             ),
             Err(NoLegalMove::Stalemate) => (
                 vec![
@@ -538,6 +624,7 @@ impl Job {
                     "info string no legal move: stalemate".into(),
                 ],
                 "bestmove 0000".into(),
+                None,
             ),
             Ok(t) => {
                 let mut lines = info_lines(
@@ -554,7 +641,7 @@ impl Job {
                     best.push_str(&format!(" ponder {reply}"));
                 }
                 lines.extend(explain(&t).into_iter().map(|l| format!("info string {l}")));
-                (lines, best)
+                (lines, best, Some(t.mv))
             }
         }
     }
@@ -589,6 +676,14 @@ impl Job {
             .install(|| reuse(cb, &next, &self.config.reuse, limits, self.castling))
             .ok()?;
         Some(reply.bestmove)
+    }
+}
+
+/// The earlier of two optional instants (`None`: no limit).
+fn min_instant(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -730,7 +825,7 @@ fn info_lines(
 }
 
 /// Runs the protocol on stdin/stdout until `quit` or the end of input.
-pub fn run(casebase: Option<CaseBase>) {
+pub fn run(casebase: Option<CaseBase>, reasoner: EngineConfig) {
     let (tx, rx) = mpsc::channel::<(Instant, Option<String>)>();
     thread::spawn(move || {
         let mut stdin = io::stdin().lock();
@@ -751,6 +846,7 @@ pub fn run(casebase: Option<CaseBase>) {
         let _ = tx.send((Instant::now(), None));
     });
     let mut engine = Engine::new(casebase);
+    engine.options.set_reasoner(reasoner);
     while let Ok((received, line)) = rx.recv() {
         let keep_going = match line {
             Some(line) => engine.handle(&line, received),

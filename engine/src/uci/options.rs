@@ -346,6 +346,16 @@ impl EngineOption {
 }
 
 impl Options {
+    /// Starts from `reasoner` (the command line's settings): its level, if it names one,
+    /// becomes `UCI_LimitStrength` with `UCI_Elo`.
+    pub fn set_reasoner(&mut self, reasoner: EngineConfig) {
+        if let Some(elo) = reasoner.elo {
+            self.limit_strength = true;
+            self.elo = elo;
+        }
+        self.reasoner = reasoner;
+    }
+
     /// The reasoner's settings for the next `go`: with `UCI_LimitStrength`, at `UCI_Elo`.
     pub fn reasoner_for_go(&self) -> EngineConfig {
         let mut cfg = self.reasoner.clone();

@@ -1,0 +1,537 @@
+//! Human think time (`HumanTime`): how long a person would take over a move, from the clock
+//! situation, the position and the move chosen, and from how long the players of the nearest
+//! cases took when the case base remembers their clocks.
+//!
+//! The pacing model is a linear model of the log of the seconds taken ([`PACE_FEATURES`]),
+//! fitted by `precedent fit-time` on clocked games (its weights ship in `casebases/default.toml`,
+//! `[pace]`; the games do not), with the spread of people's times around it (`sigma`, the
+//! residuals' standard deviation in log-seconds). A move's time is drawn from that spread, so
+//! fast recaptures and long thinks come out in people's proportions, not only their median.
+
+use std::collections::BTreeMap;
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use shakmaty::{Chess, Move, Position, Role};
+
+use crate::pgn::MoveClock;
+
+/// The pacing model's inputs, in the order of [`features`].
+pub const PACE_FEATURES: [&str; 22] = [
+    "bias",
+    "log_left",
+    "log_scale",
+    "left_share",
+    "increment_share",
+    "clock_lead",
+    "scramble",
+    "opening",
+    "middlegame",
+    "late",
+    "log_legal",
+    "only_move",
+    "in_check",
+    "capture",
+    "recapture",
+    "check",
+    "promotion",
+    "phase",
+    "log_own_last",
+    "log_their_last",
+    "no_history",
+    "cases",
+];
+
+/// Index of the `cases` feature: the nearest cases' time, scaled to this clock (0 when the case
+/// base has no clocks; a model fitted without clocked cases has weight 0 there).
+pub const CASES_FEATURE: usize = 21;
+
+/// Seconds added before taking a logarithm of a time taken (clocks record whole seconds, so a
+/// move "in 0 s" took under one).
+pub const LOG_FLOOR: f64 = 0.5;
+
+/// The clock situation of a move, in seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClockSituation {
+    /// The mover's clock before the move.
+    pub left: f64,
+    /// The opponent's clock (`None`: unknown, taken as equal).
+    pub their_left: Option<f64>,
+    /// The starting clock of the game (estimated in play from the first clock seen).
+    pub base: f64,
+    /// The increment a move.
+    pub increment: f64,
+    /// How long the mover took over their previous move, if known.
+    pub own_last: Option<f64>,
+    /// How long the opponent took over the move just played, if known.
+    pub their_last: Option<f64>,
+}
+
+impl ClockSituation {
+    /// The nominal length of a game of this time control: the base and 40 increments.
+    pub fn scale(&self) -> f64 {
+        (self.base + 40.0 * self.increment).max(1.0)
+    }
+}
+
+/// The pacing model's features of playing `mv` in `pos` (after the opponent's `last`) in the
+/// clock situation `clock`; `cases` is the nearest cases' time scaled to this clock, in
+/// log-seconds, when known.
+pub fn features(
+    pos: &Chess,
+    mv: &Move,
+    last: Option<&Move>,
+    clock: &ClockSituation,
+    cases: Option<f64>,
+) -> [f64; PACE_FEATURES.len()] {
+    let log = |s: f64| (s.max(0.0) + LOG_FLOOR).ln();
+    let left = clock.left.max(0.0);
+    let scale = clock.scale();
+    let their_left = clock.their_left.unwrap_or(left).max(0.0);
+    let fullmove = f64::from(pos.fullmoves().get());
+    let legal = pos.legal_moves().len().max(1) as f64;
+    let mut after = pos.clone();
+    after.play_unchecked(*mv);
+    let recapture = last.is_some_and(|l| l.is_capture() && l.to() == mv.to());
+    let board = pos.board();
+    let non_pawn = (board.knights() | board.bishops()).count()
+        + 2 * board.rooks().count()
+        + 4 * board.queens().count();
+    let flag = |b: bool| f64::from(u8::from(b));
+    [
+        1.0,
+        (left + 1.0).ln(),
+        scale.ln(),
+        (left / scale).min(3.0),
+        40.0 * clock.increment / scale,
+        (left + 1.0).ln() - (their_left + 1.0).ln(),
+        (2.3 - (left + 1.0).ln()).max(0.0),
+        fullmove.min(10.0) / 10.0,
+        (fullmove - 10.0).clamp(0.0, 20.0) / 20.0,
+        (fullmove - 30.0).clamp(0.0, 30.0) / 30.0,
+        legal.ln(),
+        flag(legal <= 1.0),
+        flag(pos.is_check()),
+        flag(mv.is_capture()),
+        flag(recapture),
+        flag(after.is_check()),
+        flag(mv.role() == Role::Pawn && mv.is_promotion()),
+        (non_pawn as f64 / 24.0).min(1.5),
+        clock.own_last.map_or(0.0, log),
+        clock.their_last.map_or(0.0, log),
+        flag(clock.own_last.is_none()),
+        cases.unwrap_or(0.0),
+    ]
+}
+
+/// The nearest cases' time scaled to this clock, in log-seconds: the mean over the timed cases
+/// of log(their time as a share of their clock), plus log of this clock. `None` without timed
+/// cases (their own first moves, untimed, are left out).
+pub fn cases_time(clocks: impl IntoIterator<Item = MoveClock>, left: f64) -> Option<f64> {
+    let (mut sum, mut n) = (0.0, 0u32);
+    for c in clocks {
+        if c.left == 0 {
+            continue;
+        }
+        let (spent, their_left) = (f64::from(c.spent) / 10.0, f64::from(c.left) / 10.0);
+        sum += ((spent + LOG_FLOOR) / (their_left + 1.0)).ln();
+        n += 1;
+    }
+    (n > 0).then(|| sum / f64::from(n) + (left.max(0.0) + 1.0).ln())
+}
+
+/// The fitted pacing model (`[pace]` of a parameter file).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaceModel {
+    /// The spread of people's times around the model: the residuals' standard deviation, in
+    /// log-seconds.
+    pub sigma: f64,
+    /// The residuals' quantiles at probabilities (i + 0.5) / n, ascending, in log-seconds: the
+    /// shape of people's spread (skewed: many instant moves, a few long thinks), which a time
+    /// is drawn from. Empty: a normal spread of `sigma`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub residuals: Vec<f64>,
+    /// One weight a feature of [`PACE_FEATURES`].
+    pub weights: BTreeMap<String, f64>,
+}
+
+impl PaceModel {
+    /// Whether the model has weights (a parameter file without `[pace]` has none).
+    pub fn is_empty(&self) -> bool {
+        self.weights.is_empty()
+    }
+
+    /// Checks that there is one weight a feature, each finite, and a finite spread.
+    pub fn check(&self) -> Result<(), String> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        for name in PACE_FEATURES {
+            match self.weights.get(name) {
+                Some(w) if w.is_finite() => {}
+                Some(_) => return Err(format!("weight `{name}` is not a finite number")),
+                None => return Err(format!("no weight for `{name}`")),
+            }
+        }
+        if let Some(extra) = self
+            .weights
+            .keys()
+            .find(|k| !PACE_FEATURES.contains(&k.as_str()))
+        {
+            return Err(format!(
+                "unknown feature `{extra}` (known: {})",
+                PACE_FEATURES.join(", ")
+            ));
+        }
+        if !(self.sigma.is_finite() && (0.0..=5.0).contains(&self.sigma)) {
+            return Err(format!("sigma {} is not in 0..=5", self.sigma));
+        }
+        if self.residuals.len() > 1000
+            || !self
+                .residuals
+                .iter()
+                .all(|r| r.is_finite() && r.abs() <= 20.0)
+            || !self.residuals.windows(2).all(|w| w[0] <= w[1])
+        {
+            return Err(
+                "residuals must be at most 1000 ascending numbers within ±20 log-seconds".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The model's weights in feature order (0 for a missing one).
+    fn vector(&self) -> [f64; PACE_FEATURES.len()] {
+        PACE_FEATURES.map(|name| self.weights.get(name).copied().unwrap_or(0.0))
+    }
+
+    /// The predicted log of (seconds + [`LOG_FLOOR`]).
+    pub fn log_seconds(&self, x: &[f64; PACE_FEATURES.len()]) -> f64 {
+        self.vector().iter().zip(x).map(|(w, x)| w * x).sum()
+    }
+
+    /// The median time a person takes, in seconds.
+    pub fn median_seconds(&self, x: &[f64; PACE_FEATURES.len()]) -> f64 {
+        (self.log_seconds(x).exp() - LOG_FLOOR).max(0.0)
+    }
+
+    /// A time drawn from people's spread around the median, in seconds.
+    pub fn sample_seconds(&self, x: &[f64; PACE_FEATURES.len()], rng: &mut impl Rng) -> f64 {
+        let noise = if self.residuals.is_empty() {
+            self.sigma * standard_normal(rng)
+        } else {
+            quantile(&self.residuals, rng.random())
+        };
+        ((self.log_seconds(x) + noise).exp() - LOG_FLOOR).max(0.0)
+    }
+
+    /// The model from weights in feature order.
+    pub fn from_vector(weights: &[f64], sigma: f64) -> PaceModel {
+        PaceModel {
+            sigma,
+            residuals: Vec::new(),
+            weights: PACE_FEATURES
+                .iter()
+                .zip(weights)
+                .map(|(n, w)| (n.to_string(), *w))
+                .collect(),
+        }
+    }
+}
+
+/// The value at probability `u` of a distribution given by its quantiles at (i + 0.5) / n,
+/// interpolated between them (held at the ends).
+fn quantile(q: &[f64], u: f64) -> f64 {
+    let at = (u * q.len() as f64 - 0.5).clamp(0.0, (q.len() - 1) as f64);
+    let (i, frac) = (at.floor() as usize, at.fract());
+    let next = q[(i + 1).min(q.len() - 1)];
+    q[i] + frac * (next - q[i])
+}
+
+/// What the engine remembers of the clocks from one `go` to the next in a game, to tell how
+/// long each side took over its last move.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClockMemory {
+    /// At the last `go`: the ply, the mover's clock and the opponent's, in seconds.
+    last: Option<(u32, f64, f64)>,
+    /// The largest clock of the mover seen in this game: the starting clock's estimate.
+    base: f64,
+}
+
+impl ClockMemory {
+    /// The clock situation at a `go` at `ply` (half-moves from the game's start) with `left` and
+    /// `their_left` seconds and these increments; remembered for the next `go`. A `go` that
+    /// does not follow the last one by two plies starts a new game's memory.
+    pub fn observe(
+        &mut self,
+        ply: u32,
+        left: f64,
+        their_left: f64,
+        increment: f64,
+        their_increment: f64,
+    ) -> ClockSituation {
+        let follows = self.last.filter(|&(p, _, _)| p + 2 == ply);
+        if follows.is_none() {
+            self.base = 0.0;
+        }
+        self.base = self.base.max(left);
+        self.last = Some((ply, left, their_left));
+        let took = |before: f64, inc: f64, now: f64| (before + inc - now).max(0.0);
+        ClockSituation {
+            left,
+            their_left: Some(their_left),
+            base: self.base,
+            increment,
+            own_last: follows.map(|(_, own, _)| took(own, increment, left)),
+            their_last: follows.map(|(_, _, their)| took(their, their_increment, their_left)),
+        }
+    }
+}
+
+/// The time a person would take over a move in one position, before the move is known: one
+/// draw from people's spread, applied to whichever move is chosen.
+#[derive(Clone, Debug)]
+pub struct HumanPlan {
+    model: PaceModel,
+    clock: ClockSituation,
+    noise: f64,
+    /// The most any legal move would take: the search must be done by then.
+    pub longest: f64,
+}
+
+impl HumanPlan {
+    /// Draws the spread for the position of `pos` (the opponent's `last` move before it) in
+    /// the clock situation `clock`; `None` without a fitted model or without a legal move.
+    pub fn new(
+        model: &PaceModel,
+        pos: &Chess,
+        last: Option<&Move>,
+        clock: ClockSituation,
+        rng: &mut impl Rng,
+    ) -> Option<HumanPlan> {
+        if model.is_empty() {
+            return None;
+        }
+        let noise = if model.residuals.is_empty() {
+            model.sigma * standard_normal(rng)
+        } else {
+            quantile(&model.residuals, rng.random())
+        };
+        let plan = HumanPlan {
+            model: model.clone(),
+            clock,
+            noise,
+            longest: 0.0,
+        };
+        let longest = pos
+            .legal_moves()
+            .iter()
+            .map(|m| plan.seconds(pos, last, m))
+            .fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.max(t))))?;
+        Some(HumanPlan { longest, ..plan })
+    }
+
+    /// The seconds a person would take to play `mv`.
+    pub fn seconds(&self, pos: &Chess, last: Option<&Move>, mv: &Move) -> f64 {
+        let x = features(pos, mv, last, &self.clock, None);
+        ((self.model.log_seconds(&x) + self.noise).exp() - LOG_FLOOR).max(0.0)
+    }
+}
+
+/// A standard normal draw (Box–Muller).
+fn standard_normal(rng: &mut impl Rng) -> f64 {
+    let u1: f64 = rng.random_range(f64::EPSILON..1.0);
+    let u2: f64 = rng.random();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::uci::UciMove;
+
+    fn position(fen: &str) -> Chess {
+        let fen: Fen = fen.parse().expect("fen");
+        fen.into_position(shakmaty::CastlingMode::Standard)
+            .expect("position")
+    }
+
+    fn mv(pos: &Chess, uci: &str) -> Move {
+        uci.parse::<UciMove>()
+            .expect("uci")
+            .to_move(pos)
+            .expect("legal")
+    }
+
+    const CLOCK: ClockSituation = ClockSituation {
+        left: 100.0,
+        their_left: Some(50.0),
+        base: 180.0,
+        increment: 2.0,
+        own_last: Some(3.0),
+        their_last: None,
+    };
+
+    #[test]
+    fn features_say_what_the_move_and_the_clock_are() {
+        // After 1. e4 d5: exd5 captures; ...Qxd5 would recapture.
+        let pos = position("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+        let x = features(&pos, &mv(&pos, "e4d5"), None, &CLOCK, None);
+        let at = |name| x[PACE_FEATURES.iter().position(|n| *n == name).expect(name)];
+        assert_eq!(at("bias"), 1.0);
+        assert!((at("log_left") - 101f64.ln()).abs() < 1e-12);
+        assert!((at("left_share") - 100.0 / 260.0).abs() < 1e-12);
+        assert!((at("clock_lead") - (101f64.ln() - 51f64.ln())).abs() < 1e-12);
+        assert_eq!(
+            (at("capture"), at("recapture"), at("check")),
+            (1.0, 0.0, 0.0)
+        );
+        assert_eq!((at("only_move"), at("no_history")), (0.0, 0.0));
+        assert!((at("log_own_last") - 3.5f64.ln()).abs() < 1e-12);
+        assert_eq!((at("log_their_last"), at("cases")), (0.0, 0.0));
+        assert!((at("opening") - 0.2).abs() < 1e-12);
+        let after = {
+            let mut p = pos.clone();
+            p.play_unchecked(mv(&pos, "e4d5"));
+            p
+        };
+        let recapture = mv(&after, "d8d5");
+        let last = mv(&pos, "e4d5");
+        let y = features(&after, &recapture, Some(&last), &CLOCK, Some(1.5));
+        assert_eq!((y[13], y[14], y[CASES_FEATURE]), (1.0, 1.0, 1.5));
+    }
+
+    #[test]
+    fn the_cases_time_is_their_share_of_their_clock_applied_to_this_one() {
+        let clocks = [
+            MoveClock {
+                left: 600,
+                spent: 60,
+            },
+            MoveClock {
+                left: 1200,
+                spent: 0,
+            },
+            MoveClock { left: 0, spent: 0 },
+        ];
+        let got = cases_time(clocks, 99.0).expect("timed cases");
+        let want = ((6.5f64 / 61.0).ln() + (0.5f64 / 121.0).ln()) / 2.0 + 100f64.ln();
+        assert!((got - want).abs() < 1e-12);
+        assert_eq!(cases_time([], 99.0), None);
+    }
+
+    #[test]
+    fn a_model_needs_one_finite_weight_a_feature() {
+        let full = PaceModel::from_vector(&[0.1; PACE_FEATURES.len()], 0.9);
+        assert_eq!(full.check(), Ok(()));
+        let mut missing = full.clone();
+        missing.weights.remove("capture");
+        assert!(missing.check().unwrap_err().contains("`capture`"));
+        let mut extra = full.clone();
+        extra.weights.insert("captur".into(), 1.0);
+        assert!(extra.check().unwrap_err().contains("`captur`"));
+        let wide = PaceModel {
+            sigma: f64::NAN,
+            ..full
+        };
+        assert!(wide.check().is_err());
+        assert_eq!(PaceModel::default().check(), Ok(()));
+    }
+
+    #[test]
+    fn the_clock_memory_tells_how_long_each_side_took() {
+        let mut memory = ClockMemory::default();
+        let first = memory.observe(0, 180.0, 180.0, 2.0, 2.0);
+        assert_eq!(
+            (first.own_last, first.their_last, first.base),
+            (None, None, 180.0)
+        );
+        // We took 10 s (180 + 2 − 172), they took 5 s (180 + 2 − 177).
+        let second = memory.observe(2, 172.0, 177.0, 2.0, 2.0);
+        assert_eq!(
+            (second.own_last, second.their_last),
+            (Some(10.0), Some(5.0))
+        );
+        assert_eq!(second.base, 180.0);
+        // A position that does not follow (a new game, or a jump) forgets the last move.
+        let other = memory.observe(9, 60.0, 60.0, 0.0, 0.0);
+        assert_eq!(
+            (other.own_last, other.their_last, other.base),
+            (None, None, 60.0)
+        );
+    }
+
+    #[test]
+    fn a_plans_longest_time_bounds_every_legal_moves_time() {
+        let mut w = [0.0; PACE_FEATURES.len()];
+        w[0] = 1.0;
+        w[13] = 1.5; // captures take longer
+        let model = PaceModel::from_vector(&w, 0.5);
+        let pos = position("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let plan = HumanPlan::new(&model, &pos, None, CLOCK, &mut rng).expect("a plan");
+        let capture = plan.seconds(&pos, None, &mv(&pos, "e4d5"));
+        let quiet = plan.seconds(&pos, None, &mv(&pos, "g1f3"));
+        assert!(quiet < capture && (capture - plan.longest).abs() < 1e-12);
+        assert!(
+            ((quiet + LOG_FLOOR).ln() - (capture + LOG_FLOOR).ln() + 1.5).abs() < 1e-9,
+            "one draw of the spread for every move"
+        );
+        assert!(HumanPlan::new(&PaceModel::default(), &pos, None, CLOCK, &mut rng).is_none());
+    }
+
+    #[test]
+    fn drawn_times_follow_the_residuals_quantiles() {
+        assert_eq!(quantile(&[-1.0, 0.0, 2.0], 0.5), 0.0);
+        assert_eq!(quantile(&[-1.0, 0.0, 2.0], 0.0), -1.0);
+        assert_eq!(quantile(&[-1.0, 0.0, 2.0], 1.0), 2.0);
+        assert!((quantile(&[-1.0, 0.0, 2.0], 2.0 / 3.0) - 1.0).abs() < 1e-12);
+        let mut w = [0.0; PACE_FEATURES.len()];
+        w[0] = 4.5f64.ln();
+        let mut model = PaceModel::from_vector(&w, 0.8);
+        // A two-humped spread: 3/8 of the draws at each end, a quarter between (interpolated):
+        // instant below u ≈ 0.48, over 30 s above u ≈ 0.62.
+        model.residuals = vec![-5.0, -5.0, 2.0, 2.0];
+        let mut x = [0.0; PACE_FEATURES.len()];
+        x[0] = 1.0;
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let times: Vec<f64> = (0..10_000)
+            .map(|_| model.sample_seconds(&x, &mut rng))
+            .collect();
+        let fast = times.iter().filter(|&&t| t < 0.1).count();
+        let slow = times.iter().filter(|&&t| t > 30.0).count();
+        assert!((4_600..5_050).contains(&fast), "{fast}");
+        assert!((3_550..4_000).contains(&slow), "{slow}");
+        assert!(model.check().is_ok());
+        model.residuals = vec![1.0, 0.0];
+        assert!(model.check().is_err());
+    }
+
+    #[test]
+    fn drawn_times_spread_around_the_median_as_sigma_says() {
+        let mut w = [0.0; PACE_FEATURES.len()];
+        w[0] = 10.5f64.ln();
+        let model = PaceModel::from_vector(&w, 0.8);
+        let x = {
+            let mut x = [0.0; PACE_FEATURES.len()];
+            x[0] = 1.0;
+            x
+        };
+        assert!((model.median_seconds(&x) - 10.0).abs() < 1e-9);
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut logs: Vec<f64> = (0..20_000)
+            .map(|_| (model.sample_seconds(&x, &mut rng) + LOG_FLOOR).ln())
+            .collect();
+        logs.sort_by(f64::total_cmp);
+        let median = logs[logs.len() / 2];
+        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+        let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / logs.len() as f64).sqrt();
+        assert!((median - 10.5f64.ln()).abs() < 0.03, "{median}");
+        assert!((sd - 0.8).abs() < 0.02, "{sd}");
+    }
+}

@@ -1,0 +1,82 @@
+//! `precedent fit-time` on clocked games: it fits the pacing model that `HumanTime` reads, and
+//! measures it against its baselines on the held-out half; games without clocks are a clear
+//! error.
+
+mod common;
+
+use common::{fixture, run, shared_data, stderr};
+
+#[test]
+fn fit_time_fits_a_pacing_model_the_engine_accepts_and_measures_it() {
+    let Some(pgn) = shared_data("lichess-two-accounts-bullet-blitz.pgn.zst") else {
+        eprintln!("skipped: ../shared/data has no clocked games");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let chart = dir.path().join("chart.svg");
+    let out = run(&[
+        "fit-time",
+        "--pgn",
+        pgn.to_str().expect("path"),
+        "--max-games",
+        "400",
+        "--chart-control",
+        "60+0",
+        "--chart",
+        chart.to_str().expect("path"),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    for predictor in ["people", "even share", "linear (maia-style)", "pacing model, drawn"] {
+        assert!(text.contains(predictor), "{predictor}: {text}");
+    }
+    let svg = std::fs::read_to_string(&chart).expect("the chart");
+    assert!(svg.starts_with("<svg") && svg.contains("people"), "{svg:.200}");
+    // The printed table, with HumanTime on, is a parameter file the engine takes.
+    let table = &text[text.find("[pace]").expect("a [pace] table")..];
+    let table = table.split("\n\n").next().expect("the table");
+    let params = dir.path().join("pace.toml");
+    std::fs::write(&params, format!("human_time = true\n{table}\n")).expect("write");
+    let go = run(&[
+        "go",
+        "--startpos",
+        "--movetime",
+        "50",
+        "--params",
+        params.to_str().expect("path"),
+    ]);
+    assert!(go.status.success(), "{}", stderr(&go));
+    assert!(stderr(&go).contains("--human-time acts under a clock"), "{}", stderr(&go));
+}
+
+#[test]
+fn games_without_clocks_or_a_case_base_without_them_are_refused() {
+    let out = run(&[
+        "fit-time",
+        "--pgn",
+        fixture("small.pgn").to_str().expect("path"),
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("no timed moves"), "{}", stderr(&out));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = dir.path().join("small.cb");
+    let built = run(&[
+        "build",
+        fixture("small.pgn").to_str().expect("path"),
+        "-o",
+        cb.to_str().expect("path"),
+    ]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    let out = run(&[
+        "fit-time",
+        "--pgn",
+        fixture("small.pgn").to_str().expect("path"),
+        "--casebase",
+        cb.to_str().expect("path"),
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("has no clocks"), "{}", stderr(&out));
+    let missing = run(&["fit-time", "--pgn", "no-such-file.pgn"]);
+    assert!(!missing.status.success());
+    assert!(stderr(&missing).contains("no-such-file.pgn"), "{}", stderr(&missing));
+}
