@@ -27,11 +27,19 @@ fn fit_time_fits_a_pacing_model_the_engine_accepts_and_measures_it() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    for predictor in ["people", "even share", "linear (maia-style)", "pacing model, drawn"] {
+    for predictor in [
+        "people",
+        "even share",
+        "linear (maia-style)",
+        "pacing model, drawn",
+    ] {
         assert!(text.contains(predictor), "{predictor}: {text}");
     }
     let svg = std::fs::read_to_string(&chart).expect("the chart");
-    assert!(svg.starts_with("<svg") && svg.contains("people"), "{svg:.200}");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("people"),
+        "{svg:.200}"
+    );
     // The printed table, with HumanTime on, is a parameter file the engine takes.
     let table = &text[text.find("[pace]").expect("a [pace] table")..];
     let table = table.split("\n\n").next().expect("the table");
@@ -46,7 +54,11 @@ fn fit_time_fits_a_pacing_model_the_engine_accepts_and_measures_it() {
         params.to_str().expect("path"),
     ]);
     assert!(go.status.success(), "{}", stderr(&go));
-    assert!(stderr(&go).contains("--human-time acts under a clock"), "{}", stderr(&go));
+    assert!(
+        stderr(&go).contains("--human-time acts under a clock"),
+        "{}",
+        stderr(&go)
+    );
 }
 
 #[test]
@@ -78,5 +90,56 @@ fn games_without_clocks_or_a_case_base_without_them_are_refused() {
     assert!(stderr(&out).contains("has no clocks"), "{}", stderr(&out));
     let missing = run(&["fit-time", "--pgn", "no-such-file.pgn"]);
     assert!(!missing.status.success());
-    assert!(stderr(&missing).contains("no-such-file.pgn"), "{}", stderr(&missing));
+    assert!(
+        stderr(&missing).contains("no-such-file.pgn"),
+        "{}",
+        stderr(&missing)
+    );
+}
+
+#[test]
+fn a_case_base_with_clocks_paces_by_its_nearest_cases() {
+    use std::io::Write;
+    let Some(pgn) = shared_data("lichess-two-accounts-bullet-blitz.pgn.zst") else {
+        eprintln!("skipped: ../shared/data has no clocked games");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = dir.path().join("clocked.cb");
+    let built = run(&[
+        "build",
+        pgn.to_str().expect("path"),
+        "--max-games",
+        "200",
+        "-o",
+        cb.to_str().expect("path"),
+    ]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    let mut child = std::process::Command::new(common::bin())
+        .args([
+            "uci",
+            "--casebase",
+            cb.to_str().expect("path"),
+            "--human-time",
+            "true",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("engine starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(
+        stdin,
+        "uci\nisready\nposition startpos moves e2e4 e7e5 g1f3\ngo wtime 20000 btime 20000\nquit"
+    )
+    .expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("engine ends");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("info string human time"))
+        .unwrap_or_else(|| panic!("no human time: {text}"));
+    assert!(line.contains("nearest cases' clocks"), "{line}");
+    assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
 }

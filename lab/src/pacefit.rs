@@ -806,19 +806,19 @@ impl std::fmt::Display for PaceReport {
         if self.cased > 0 {
             writeln!(f, "held-out moves with timed nearest cases: {}", self.cased)?;
         }
-        writeln!(f, "\n[pace]\n{}", toml_of(&self.model))?;
+        write!(f, "\n{}", toml_of(&self.model, "pace"))?;
         if let Some(m) = &self.model_with_cases {
-            writeln!(f, "# with the cases' times\n{}", toml_of(m))?;
+            write!(f, "{}", toml_of(m, "pace.with_cases"))?;
         }
         Ok(())
     }
 }
 
-/// The model as the body of a `[pace]` table.
-fn toml_of(m: &PaceModel) -> String {
+/// The model as the TOML table `table` (`pace`, or `pace.with_cases`).
+fn toml_of(m: &PaceModel, table: &str) -> String {
     let residuals: Vec<String> = m.residuals.iter().map(|r| format!("{r:.4}")).collect();
     let mut s = format!(
-        "sigma = {:.6}\nresiduals = [{}]\n[pace.weights]\n",
+        "[{table}]\nsigma = {:.6}\nresiduals = [{}]\n[{table}.weights]\n",
         m.sigma,
         residuals.join(", ")
     );

@@ -154,6 +154,10 @@ pub struct PaceModel {
     pub residuals: Vec<f64>,
     /// One weight a feature of [`PACE_FEATURES`].
     pub weights: BTreeMap<String, f64>,
+    /// The model fitted with the nearest cases' times (`cases`), for a case base with clocks
+    /// (`[pace.with_cases]`); this one paces a case base without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub with_cases: Option<Box<PaceModel>>,
 }
 
 impl PaceModel {
@@ -198,7 +202,24 @@ impl PaceModel {
                 "residuals must be at most 1000 ascending numbers within ±20 log-seconds".into(),
             );
         }
-        Ok(())
+        match &self.with_cases {
+            Some(inner) if inner.with_cases.is_some() => {
+                Err("`with_cases` cannot hold another `with_cases`".into())
+            }
+            Some(inner) if inner.is_empty() => Err("`with_cases` has no weights".into()),
+            Some(inner) => inner.check().map_err(|e| format!("with_cases: {e}")),
+            None => Ok(()),
+        }
+    }
+
+    /// The noise at probability `u` of people's spread (the residuals' quantiles), or `sigma`
+    /// times the normal draw `z` when the model has no quantiles.
+    fn noise(&self, u: f64, z: f64) -> f64 {
+        if self.residuals.is_empty() {
+            self.sigma * z
+        } else {
+            quantile(&self.residuals, u)
+        }
     }
 
     /// The model's weights in feature order (0 for a missing one).
@@ -218,11 +239,7 @@ impl PaceModel {
 
     /// A time drawn from people's spread around the median, in seconds.
     pub fn sample_seconds(&self, x: &[f64; PACE_FEATURES.len()], rng: &mut impl Rng) -> f64 {
-        let noise = if self.residuals.is_empty() {
-            self.sigma * standard_normal(rng)
-        } else {
-            quantile(&self.residuals, rng.random())
-        };
+        let noise = self.noise(rng.random(), standard_normal(rng));
         ((self.log_seconds(x) + noise).exp() - LOG_FLOOR).max(0.0)
     }
 
@@ -231,6 +248,7 @@ impl PaceModel {
         PaceModel {
             sigma,
             residuals: Vec::new(),
+            with_cases: None,
             weights: PACE_FEATURES
                 .iter()
                 .zip(weights)
@@ -295,9 +313,14 @@ impl ClockMemory {
 pub struct HumanPlan {
     model: PaceModel,
     clock: ClockSituation,
-    noise: f64,
-    /// The most any legal move would take: the search must be done by then.
+    /// The draw: a probability of people's spread, and a normal deviate for a model without
+    /// quantiles.
+    draw: (f64, f64),
+    /// The most any legal move would take by the pacing model (without the cases' times): the
+    /// search must be done by then.
     pub longest: f64,
+    /// The most the clock allows this move (the time manager's maximum), seconds.
+    pub maximum: f64,
 }
 
 impl HumanPlan {
@@ -313,29 +336,36 @@ impl HumanPlan {
         if model.is_empty() {
             return None;
         }
-        let noise = if model.residuals.is_empty() {
-            model.sigma * standard_normal(rng)
-        } else {
-            quantile(&model.residuals, rng.random())
-        };
         let plan = HumanPlan {
             model: model.clone(),
             clock,
-            noise,
+            draw: (rng.random(), standard_normal(rng)),
             longest: 0.0,
+            maximum: f64::INFINITY,
         };
         let longest = pos
             .legal_moves()
             .iter()
-            .map(|m| plan.seconds(pos, last, m))
+            .map(|m| plan.seconds(pos, last, m, None))
             .fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.max(t))))?;
         Some(HumanPlan { longest, ..plan })
     }
 
-    /// The seconds a person would take to play `mv`.
-    pub fn seconds(&self, pos: &Chess, last: Option<&Move>, mv: &Move) -> f64 {
-        let x = features(pos, mv, last, &self.clock, None);
-        ((self.model.log_seconds(&x) + self.noise).exp() - LOG_FLOOR).max(0.0)
+    /// The seconds a person would take to play `mv`; `cases`: the nearest cases' time scaled
+    /// to this clock ([`cases_time`]), read by the model fitted with it when there is one.
+    pub fn seconds(&self, pos: &Chess, last: Option<&Move>, mv: &Move, cases: Option<f64>) -> f64 {
+        let model = match (&self.model.with_cases, cases) {
+            (Some(inner), Some(_)) => inner,
+            _ => &self.model,
+        };
+        let x = features(pos, mv, last, &self.clock, cases);
+        let noise = model.noise(self.draw.0, self.draw.1);
+        ((model.log_seconds(&x) + noise).exp() - LOG_FLOOR).max(0.0)
+    }
+
+    /// The mover's clock, seconds.
+    pub fn left(&self) -> f64 {
+        self.clock.left
     }
 }
 
@@ -473,14 +503,31 @@ mod tests {
         use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let plan = HumanPlan::new(&model, &pos, None, CLOCK, &mut rng).expect("a plan");
-        let capture = plan.seconds(&pos, None, &mv(&pos, "e4d5"));
-        let quiet = plan.seconds(&pos, None, &mv(&pos, "g1f3"));
+        let capture = plan.seconds(&pos, None, &mv(&pos, "e4d5"), None);
+        let quiet = plan.seconds(&pos, None, &mv(&pos, "g1f3"), None);
         assert!(quiet < capture && (capture - plan.longest).abs() < 1e-12);
         assert!(
             ((quiet + LOG_FLOOR).ln() - (capture + LOG_FLOOR).ln() + 1.5).abs() < 1e-9,
             "one draw of the spread for every move"
         );
         assert!(HumanPlan::new(&PaceModel::default(), &pos, None, CLOCK, &mut rng).is_none());
+        // With the nearest cases' times, the model fitted with them reads them.
+        let mut cased = [0.0; PACE_FEATURES.len()];
+        cased[CASES_FEATURE] = 1.0;
+        let with = PaceModel {
+            with_cases: Some(Box::new(PaceModel::from_vector(&cased, 0.0))),
+            ..model
+        };
+        assert_eq!(with.check(), Ok(()));
+        let plan = HumanPlan::new(&with, &pos, None, CLOCK, &mut rng).expect("a plan");
+        let knight = mv(&pos, "g1f3");
+        assert!((plan.seconds(&pos, None, &knight, Some(20.5f64.ln())) - 20.0).abs() < 1e-9);
+        assert!(plan.seconds(&pos, None, &knight, None) < plan.longest + 1e-12);
+        let nested = PaceModel {
+            with_cases: Some(Box::new(with.clone())),
+            ..with.clone()
+        };
+        assert!(nested.check().unwrap_err().contains("another"));
     }
 
     #[test]

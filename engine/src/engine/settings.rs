@@ -865,10 +865,16 @@ const MODEL: &[(&str, Schema)] = &[
     ("smoothing", Schema::Table(&[("alpha", Schema::Leaf)])),
     ("network", Schema::Table(NETWORK)),
 ];
+const PACE_CASES: &[(&str, Schema)] = &[
+    ("sigma", Schema::Leaf),
+    ("residuals", Schema::Leaf),
+    ("weights", Schema::Leaf),
+];
 const PACE: &[(&str, Schema)] = &[
     ("sigma", Schema::Leaf),
     ("residuals", Schema::Leaf),
     ("weights", Schema::Leaf),
+    ("with_cases", Schema::Table(PACE_CASES)),
 ];
 const LEVEL: &[(&str, Schema)] = &[
     ("elo", Schema::Leaf),

@@ -24,9 +24,10 @@ use crate::adapt::reuse::{NoLegalMove, ReuseLimits, expected_to_cp, reuse};
 use crate::casebase::{CaseBase, CaseBaseError};
 use crate::engine::config::EngineConfig;
 use crate::engine::explain::explain;
-use crate::engine::pace::{ClockMemory, HumanPlan};
+use crate::engine::pace::{ClockMemory, HumanPlan, cases_time};
 use crate::engine::timeman::{Clock, plan};
 use crate::engine::{DecidedBy, EngineScore, ThinkLimits, Thought, think};
+use crate::pgn::MoveClock;
 use crate::position::{Game, parse_fen, play_line};
 use crate::revise::Memory;
 use crate::revise::search::RootResult;
@@ -443,7 +444,8 @@ impl Engine {
         };
         let last = self.game.last_move.as_ref();
         let mut plan = HumanPlan::new(&config.pace, pos, last, situation, &mut rng)?;
-        plan.longest = plan.longest.min(maximum.as_secs_f64());
+        plan.maximum = maximum.as_secs_f64();
+        plan.longest = plan.longest.min(plan.maximum);
         Some(plan)
     }
 
@@ -479,6 +481,10 @@ impl Engine {
     }
 }
 
+/// The move a search chose, with the clocks of its nearest cases (none in a case base
+/// without clocks).
+type Chosen = (Move, Vec<MoveClock>);
+
 /// Everything a search needs, moved to its thread.
 struct Job {
     casebase: Option<Arc<CaseBase>>,
@@ -502,16 +508,23 @@ struct Job {
 
 impl Job {
     fn run(self) {
-        let (lines, best, mv) = self.think();
+        let (lines, best, chosen) = self.think();
         for line in &lines {
             send(line);
         }
-        if let (Some(plan), Some(mv)) = (&self.human, mv) {
+        if let (Some(plan), Some((mv, clocks))) = (&self.human, chosen) {
             let pos = &self.game.position;
-            let seconds = plan.seconds(pos, self.game.last_move.as_ref(), &mv);
-            let seconds = seconds.min(plan.longest);
+            let timed = clocks.len();
+            let cases = cases_time(clocks, plan.left());
+            let seconds = plan.seconds(pos, self.game.last_move.as_ref(), &mv, cases);
+            let seconds = seconds.min(plan.maximum);
+            let from = match cases {
+                Some(_) => format!("the pacing model and {timed} nearest cases' clocks"),
+                None => "the pacing model".to_string(),
+            };
             send(&format!(
-                "info string human time {seconds:.1} s (the longest for a move here {:.1} s)",
+                "info string human time {seconds:.1} s, from {from} (the longest for a move here \
+                 {:.1} s)",
                 plan.longest
             ));
             self.wait_until(self.started + Duration::from_secs_f64(seconds));
@@ -560,8 +573,9 @@ impl Job {
         }
     }
 
-    /// Thinks, and returns the `info` lines, the `bestmove` line and the move.
-    fn think(&self) -> (Vec<String>, String, Option<Move>) {
+    /// Thinks, and returns the `info` lines, the `bestmove` line, and the move with the clocks
+    /// of its nearest cases (none in a case base without clocks).
+    fn think(&self) -> (Vec<String>, String, Option<Chosen>) {
         let Some(cb) = &self.casebase else {
             // No case base could be loaded: still answer with a legal move.
             let legal = self.game.position.legal_moves();
@@ -572,7 +586,7 @@ impl Job {
             return (
                 vec!["info string error: no case base loaded; playing the first legal move".into()],
                 line,
-                legal.first().copied(),
+                legal.first().map(|m| (*m, Vec::new())),
             );
         };
         // Every completed search iteration is shown as it happens (analysis in a GUI).
@@ -641,7 +655,13 @@ impl Job {
                     best.push_str(&format!(" ponder {reply}"));
                 }
                 lines.extend(explain(&t).into_iter().map(|l| format!("info string {l}")));
-                (lines, best, Some(t.mv))
+                let clocks = t
+                    .decision
+                    .cases
+                    .iter()
+                    .filter_map(|c| cb.case_clock(c.index))
+                    .collect();
+                (lines, best, Some((t.mv, clocks)))
             }
         }
     }
