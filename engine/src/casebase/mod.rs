@@ -284,134 +284,13 @@ impl CaseBase {
     }
 
     fn from_backing(name: String, backing: Backing) -> Result<CaseBase, CaseBaseError> {
+        let (header, head_len, body_end) = read_header(&name, backing.bytes())?;
+        check_sections(&name, &header, head_len, body_end)?;
         let bytes = backing.bytes();
-        let len = bytes.len() as u64;
         let corrupt = |what: String| CaseBaseError::Corrupt {
             name: name.clone(),
             what,
         };
-        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
-            return Err(CaseBaseError::NotACaseBase(name));
-        }
-        if bytes.len() < HEADER_LEN_V3 + TRAILER_LEN {
-            return Err(CaseBaseError::Truncated {
-                name,
-                len,
-                what: "shorter than the header".into(),
-            });
-        }
-        let mut version = [0u8; 4];
-        version.copy_from_slice(&bytes[8..12]);
-        let version = u32::from_le_bytes(version);
-        if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&version) {
-            return Err(CaseBaseError::Version {
-                name,
-                found: version,
-            });
-        }
-        let head_len = header_len(version);
-        if bytes.len() < head_len + TRAILER_LEN {
-            return Err(CaseBaseError::Truncated {
-                name,
-                len,
-                what: "shorter than the header".into(),
-            });
-        }
-        let header = Header::decode(&bytes[..head_len]);
-        if pack::is_packed(bytes) {
-            return Err(corrupt(
-                "packed sections in an uncompressed file (`precedent pack` writes zstd)".into(),
-            ));
-        }
-        let body_end = bytes.len() - TRAILER_LEN;
-        if &bytes[body_end + 8..] != TRAILER_MAGIC {
-            return Err(CaseBaseError::Truncated {
-                name,
-                len,
-                what: "the end-of-file trailer is missing".into(),
-            });
-        }
-        let mut stored = [0u8; 8];
-        stored.copy_from_slice(&bytes[body_end..body_end + 8]);
-        if xxhash_rust::xxh3::xxh3_64(&bytes[..body_end]) != u64::from_le_bytes(stored) {
-            return Err(CaseBaseError::Checksum(name));
-        }
-        if header.white_cases > header.cases {
-            return Err(corrupt(format!(
-                "{} white-mover cases of {}",
-                header.white_cases, header.cases
-            )));
-        }
-        if header.cases > u64::from(u32::MAX) || header.games > u64::from(u32::MAX) {
-            return Err(corrupt("case or game count out of range".into()));
-        }
-        if header.boards > header.cases
-            || header.white_boards > header.boards
-            || header.white_boards > header.white_cases
-            || header.boards - header.white_boards > header.cases - header.white_cases
-        {
-            return Err(corrupt(format!(
-                "{} boards ({} White's) for {} cases ({} White's)",
-                header.boards, header.white_boards, header.cases, header.white_cases
-            )));
-        }
-        let dir_entries = header
-            .dir_entries()
-            .ok_or_else(|| corrupt(format!("index directory of {} bits", header.dir_bits)))?;
-        let section = |what: &str, off: u64, count: u64, size: u64| -> Result<(), CaseBaseError> {
-            let end = count.checked_mul(size).and_then(|n| n.checked_add(off));
-            match end {
-                Some(end) if off >= head_len as u64 && end <= body_end as u64 => {
-                    if size > 1 && !off.is_multiple_of(ALIGN as u64) {
-                        Err(corrupt(format!("{what} section is not aligned")))
-                    } else {
-                        Ok(())
-                    }
-                }
-                _ => Err(corrupt(format!("{what} section lies outside the file"))),
-            }
-        };
-        section("boards", header.boards_off, header.boards, 32)?;
-        section("occurrence", header.occ_off, header.boards + 1, 4)?;
-        section("case", header.metas_off, header.cases, 12)?;
-        section("bucket", header.buckets_off, header.buckets, 16)?;
-        section("index-directory", header.dir_off, dir_entries, 4)?;
-        section("game", header.games_off, header.games, 24)?;
-        section("string", header.strings_off, header.strings_len, 1)?;
-        section("build-info", header.info_off, header.info_len, 1)?;
-        section("pattern", header.patterns_off, header.patterns, 16)?;
-        section("position-index", header.index_off, header.index_entries, 16)?;
-        section("pattern-strength", header.strengths_off, header.patterns, 4)?;
-        if header.policy_keys > 0 {
-            if header.policy_width != policy::INPUTS as u64 {
-                return Err(corrupt(format!(
-                    "a policy of {} inputs a move (this build reads {})",
-                    header.policy_width,
-                    policy::INPUTS
-                )));
-            }
-            let parts = header
-                .policy_parts()
-                .ok_or_else(|| corrupt("policy sizes overflow".into()))?;
-            for ((off, bytes), what) in
-                parts
-                    .into_iter()
-                    .zip(["policy key", "policy scale", "policy row"])
-            {
-                section(what, off, bytes / 2, 2)?;
-            }
-        }
-        if header.timed > header.cases {
-            return Err(corrupt(format!(
-                "{} timed cases of {}",
-                header.timed, header.cases
-            )));
-        }
-        if header.timed > 0 {
-            section("clock", header.clocks_off, header.clock_count(), 8)?;
-            let games = header.control_count();
-            section("time-control", header.controls_off, games, 8)?;
-        }
         let info_bytes =
             &bytes[header.info_off as usize..(header.info_off + header.info_len) as usize];
         let info: BuildInfo = serde_json::from_slice(info_bytes)
@@ -422,13 +301,23 @@ impl CaseBase {
             header,
             info,
         };
+        cb.check_tables()?;
+        Ok(cb)
+    }
+
+    /// Checks the tables the scan, the buckets and the lookups trust.
+    fn check_tables(&self) -> Result<(), CaseBaseError> {
+        let corrupt = |what: String| CaseBaseError::Corrupt {
+            name: self.name.clone(),
+            what,
+        };
         // The scan, the buckets and the lookups trust these tables: one out of order would
         // answer wrongly (or index out of bounds), not fail.
-        let occ = cb.occurrences();
+        let occ = self.occurrences();
         let boundaries = [
             (0, 0),
-            (cb.header.white_boards, cb.header.white_cases),
-            (cb.header.boards, cb.header.cases),
+            (self.header.white_boards, self.header.white_cases),
+            (self.header.boards, self.header.cases),
         ];
         if !occ.windows(2).all(|w| w[0] < w[1])
             || boundaries
@@ -437,15 +326,15 @@ impl CaseBase {
         {
             return Err(corrupt("the occurrence table is inconsistent".into()));
         }
-        let buckets = cb.buckets();
+        let buckets = self.buckets();
         let starts_side =
-            |b: u64| b == cb.header.boards || buckets.iter().any(|k| u64::from(k.first) == b);
+            |b: u64| b == self.header.boards || buckets.iter().any(|k| u64::from(k.first) == b);
         if !buckets.windows(2).all(|w| w[0].first < w[1].first)
             || buckets
                 .last()
-                .is_some_and(|k| u64::from(k.first) >= cb.header.boards)
+                .is_some_and(|k| u64::from(k.first) >= self.header.boards)
             || !starts_side(0)
-            || !starts_side(cb.header.white_boards)
+            || !starts_side(self.header.white_boards)
         {
             return Err(corrupt("the material buckets are inconsistent".into()));
         }
@@ -454,9 +343,9 @@ impl CaseBase {
         // must be a real encoding (no piece code 7, no colour on an empty square) of its bucket's
         // material. About 1.5 s at 100 M cases on two cores; the checksum catches damage, this
         // a file rewritten by hand.
-        let boards = cb.boards();
+        let boards = self.boards();
         let bucket_ok = |i: usize| {
-            boards[cb.bucket_boards(i)].iter().all(|b| {
+            boards[self.bucket_boards(i)].iter().all(|b| {
                 b.white & !b.occupied() == 0
                     && b.r0 & b.r1 & b.r2 == 0
                     && b.material() == buckets[i].material
@@ -467,16 +356,16 @@ impl CaseBase {
                 "a board is malformed or outside its material bucket".into(),
             ));
         }
-        let dir = cb.index_directory();
+        let dir = self.index_directory();
         if dir.first() != Some(&0)
-            || dir.last().map(|&d| u64::from(d)) != Some(cb.header.index_entries)
+            || dir.last().map(|&d| u64::from(d)) != Some(self.header.index_entries)
             || !dir.windows(2).all(|w| w[0] <= w[1])
         {
             return Err(corrupt(
                 "the position-index directory is inconsistent".into(),
             ));
         }
-        let table = cb.policy_parts();
+        let table = self.policy_parts();
         if !table.0.windows(2).all(|w| w[0] < w[1])
             || !table.1.iter().all(|s| s.is_finite() && *s > 0.0)
         {
@@ -484,10 +373,14 @@ impl CaseBase {
                 "the policy's keys are out of order or a scale is not positive".into(),
             ));
         }
-        if !cb.pattern_counts().windows(2).all(|w| w[0].key < w[1].key) {
+        if !self
+            .pattern_counts()
+            .windows(2)
+            .all(|w| w[0].key < w[1].key)
+        {
             return Err(corrupt("pattern counts are not in key order".into()));
         }
-        if !cb
+        if !self
             .position_index()
             .windows(2)
             .all(|w| (w[0].key, w[0].mv.0) < (w[1].key, w[1].mv.0))
@@ -495,8 +388,8 @@ impl CaseBase {
             return Err(corrupt("the position index is not in key order".into()));
         }
         // Each slot of the directory must start where its keys start, or lookups miss entries.
-        let bits = cb.header.dir_bits as u32;
-        let index = cb.position_index();
+        let bits = self.header.dir_bits as u32;
+        let index = self.position_index();
         if !(0..dir.len() - 1).into_par_iter().all(|p| {
             let (start, end) = (dir[p] as usize, dir[p + 1] as usize);
             index[start..end]
@@ -507,7 +400,7 @@ impl CaseBase {
                 "the position-index directory does not match its keys".into(),
             ));
         }
-        Ok(cb)
+        Ok(())
     }
 
     fn section<T: Pod>(&self, off: u64, count: u64) -> &[T] {
@@ -809,3 +702,151 @@ impl CaseBase {
 
 #[cfg(test)]
 mod tests;
+
+/// The header of a case-base file, checked (magic, version, length, trailer, checksum), with
+/// its length and where the body ends.
+fn read_header(name: &str, bytes: &[u8]) -> Result<(Header, usize, usize), CaseBaseError> {
+    let name = name.to_string();
+    let len = bytes.len() as u64;
+    let corrupt = |what: String| CaseBaseError::Corrupt {
+        name: name.clone(),
+        what,
+    };
+    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(CaseBaseError::NotACaseBase(name));
+    }
+    if bytes.len() < HEADER_LEN_V3 + TRAILER_LEN {
+        return Err(CaseBaseError::Truncated {
+            name,
+            len,
+            what: "shorter than the header".into(),
+        });
+    }
+    let mut version = [0u8; 4];
+    version.copy_from_slice(&bytes[8..12]);
+    let version = u32::from_le_bytes(version);
+    if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&version) {
+        return Err(CaseBaseError::Version {
+            name,
+            found: version,
+        });
+    }
+    let head_len = header_len(version);
+    if bytes.len() < head_len + TRAILER_LEN {
+        return Err(CaseBaseError::Truncated {
+            name,
+            len,
+            what: "shorter than the header".into(),
+        });
+    }
+    let header = Header::decode(&bytes[..head_len]);
+    if pack::is_packed(bytes) {
+        return Err(corrupt(
+            "packed sections in an uncompressed file (`precedent pack` writes zstd)".into(),
+        ));
+    }
+    let body_end = bytes.len() - TRAILER_LEN;
+    if &bytes[body_end + 8..] != TRAILER_MAGIC {
+        return Err(CaseBaseError::Truncated {
+            name,
+            len,
+            what: "the end-of-file trailer is missing".into(),
+        });
+    }
+    let mut stored = [0u8; 8];
+    stored.copy_from_slice(&bytes[body_end..body_end + 8]);
+    if xxhash_rust::xxh3::xxh3_64(&bytes[..body_end]) != u64::from_le_bytes(stored) {
+        return Err(CaseBaseError::Checksum(name));
+    }
+    Ok((header, head_len, body_end))
+}
+
+/// Checks the header's counts and that every section lies inside the body, aligned.
+fn check_sections(
+    name: &str,
+    header: &Header,
+    head_len: usize,
+    body_end: usize,
+) -> Result<(), CaseBaseError> {
+    let corrupt = |what: String| CaseBaseError::Corrupt {
+        name: name.to_string(),
+        what,
+    };
+    if header.white_cases > header.cases {
+        return Err(corrupt(format!(
+            "{} white-mover cases of {}",
+            header.white_cases, header.cases
+        )));
+    }
+    if header.cases > u64::from(u32::MAX) || header.games > u64::from(u32::MAX) {
+        return Err(corrupt("case or game count out of range".into()));
+    }
+    if header.boards > header.cases
+        || header.white_boards > header.boards
+        || header.white_boards > header.white_cases
+        || header.boards - header.white_boards > header.cases - header.white_cases
+    {
+        return Err(corrupt(format!(
+            "{} boards ({} White's) for {} cases ({} White's)",
+            header.boards, header.white_boards, header.cases, header.white_cases
+        )));
+    }
+    let dir_entries = header
+        .dir_entries()
+        .ok_or_else(|| corrupt(format!("index directory of {} bits", header.dir_bits)))?;
+    let section = |what: &str, off: u64, count: u64, size: u64| -> Result<(), CaseBaseError> {
+        let end = count.checked_mul(size).and_then(|n| n.checked_add(off));
+        match end {
+            Some(end) if off >= head_len as u64 && end <= body_end as u64 => {
+                if size > 1 && !off.is_multiple_of(ALIGN as u64) {
+                    Err(corrupt(format!("{what} section is not aligned")))
+                } else {
+                    Ok(())
+                }
+            }
+            _ => Err(corrupt(format!("{what} section lies outside the file"))),
+        }
+    };
+    section("boards", header.boards_off, header.boards, 32)?;
+    section("occurrence", header.occ_off, header.boards + 1, 4)?;
+    section("case", header.metas_off, header.cases, 12)?;
+    section("bucket", header.buckets_off, header.buckets, 16)?;
+    section("index-directory", header.dir_off, dir_entries, 4)?;
+    section("game", header.games_off, header.games, 24)?;
+    section("string", header.strings_off, header.strings_len, 1)?;
+    section("build-info", header.info_off, header.info_len, 1)?;
+    section("pattern", header.patterns_off, header.patterns, 16)?;
+    section("position-index", header.index_off, header.index_entries, 16)?;
+    section("pattern-strength", header.strengths_off, header.patterns, 4)?;
+    if header.policy_keys > 0 {
+        if header.policy_width != policy::INPUTS as u64 {
+            return Err(corrupt(format!(
+                "a policy of {} inputs a move (this build reads {})",
+                header.policy_width,
+                policy::INPUTS
+            )));
+        }
+        let parts = header
+            .policy_parts()
+            .ok_or_else(|| corrupt("policy sizes overflow".into()))?;
+        for ((off, bytes), what) in
+            parts
+                .into_iter()
+                .zip(["policy key", "policy scale", "policy row"])
+        {
+            section(what, off, bytes / 2, 2)?;
+        }
+    }
+    if header.timed > header.cases {
+        return Err(corrupt(format!(
+            "{} timed cases of {}",
+            header.timed, header.cases
+        )));
+    }
+    if header.timed > 0 {
+        section("clock", header.clocks_off, header.clock_count(), 8)?;
+        let games = header.control_count();
+        section("time-control", header.controls_off, games, 8)?;
+    }
+    Ok(())
+}
