@@ -244,79 +244,20 @@ struct Finished {
 /// `progress`.
 pub fn run(cfg: &MatchConfig, progress: &dyn Progress) -> Result<MatchReport, MatchError> {
     let started = Instant::now();
-    if cfg.players.len() < 2 {
-        return Err(MatchError::Config(
-            "a match needs at least two players".into(),
-        ));
-    }
-    let mut names = std::collections::HashSet::new();
-    for p in &cfg.players {
-        if !names.insert(p.name()) {
-            return Err(MatchError::Config(format!(
-                "two players are named {:?}: give each a name=…",
-                p.name()
-            )));
-        }
-    }
-    let anchor = match &cfg.anchor {
-        None => Anchor::Mean,
-        Some((name, elo)) => {
-            let index = cfg
-                .players
-                .iter()
-                .position(|p| p.name() == name)
-                .ok_or_else(|| MatchError::Config(format!("--anchor {name}: no such player")))?;
-            Anchor::Player { index, elo: *elo }
-        }
-    };
-    if cfg.openings.is_empty() {
-        return Err(MatchError::Config("no openings".into()));
-    }
+    let anchor = check(cfg)?;
     let mut openings = cfg.openings.clone();
     openings.shuffle(&mut StdRng::seed_from_u64(cfg.seed));
-    // One copy of each case base, shared by every game.
-    let mut loaded: HashMap<Option<PathBuf>, Arc<CaseBase>> = HashMap::new();
-    let mut casebases = Vec::new();
-    for p in &cfg.players {
-        casebases.push(match p {
-            PlayerSpec::Precedent { casebase, .. } => {
-                if !loaded.contains_key(casebase) {
-                    let cb = match casebase {
-                        Some(path) => CaseBase::open(path)?,
-                        None => CaseBase::embedded()?,
-                    };
-                    loaded.insert(casebase.clone(), Arc::new(cb));
-                }
-                loaded.get(casebase).cloned()
-            }
-            _ => None,
-        });
-    }
+    let casebases = load_casebases(cfg)?;
     let jobs = schedule(cfg);
-    let mut pgn = match &cfg.pgn_out {
-        Some(path) => Some(std::io::BufWriter::new(
-            std::fs::File::create(path).map_err(|source| MatchError::Pgn {
-                path: path.display().to_string(),
-                source,
-            })?,
-        )),
-        None => None,
-    };
-    progress.start(jobs.len() as u64);
-    let date = pgn_out::today();
     let tcs: Vec<TimeControl> = cfg
         .players
         .iter()
         .map(|p| p.tc().unwrap_or(cfg.tc))
         .collect();
+    let mut tally = Tally::new(cfg, &tcs, &openings, jobs.len())?;
+    progress.start(jobs.len() as u64);
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Finished>();
-    let mut results: Vec<Option<game::GameRecordOut>> = vec![None; jobs.len()];
-    let mut failures = Vec::new();
-    let mut points = vec![0.0f64; cfg.players.len()];
-    let mut played = vec![0u64; cfg.players.len()];
-    let mut memory: Vec<Vec<MemorySample>> = vec![Vec::new(); cfg.players.len()];
-    let mut finished = 0;
     std::thread::scope(|scope| -> Result<(), MatchError> {
         for _ in 0..cfg.concurrency.max(1) {
             let tx = tx.clone();
@@ -336,14 +277,12 @@ pub fn run(cfg: &MatchConfig, progress: &dyn Progress) -> Result<MatchReport, Ma
                         [tcs[job.white], tcs[job.black]],
                         &mut live,
                     );
-                    if tx
-                        .send(Finished {
-                            job,
-                            record,
-                            memory,
-                        })
-                        .is_err()
-                    {
+                    let done = Finished {
+                        job,
+                        record,
+                        memory,
+                    };
+                    if tx.send(done).is_err() {
                         break;
                     }
                 }
@@ -354,97 +293,225 @@ pub fn run(cfg: &MatchConfig, progress: &dyn Progress) -> Result<MatchReport, Ma
         }
         drop(tx);
         for f in rx {
-            let job = f.job;
-            finished += 1;
-            for (player, sample) in [job.white, job.black].into_iter().zip(f.memory) {
-                if let Some((kb, process_games)) = sample {
-                    memory[player].push(MemorySample {
-                        after_games: finished,
-                        process_games,
-                        kb,
-                    });
-                }
-            }
-            let r = &f.record;
-            let (w, b) = (cfg.players[job.white].name(), cfg.players[job.black].name());
-            if let Some(culprit) = r.culprit {
-                let who = if culprit == Color::White { w } else { b };
-                let line = format!(
-                    "game {}: {who} ({}) {}; scored as a loss",
-                    job.round,
-                    if culprit == Color::White {
-                        "white"
-                    } else {
-                        "black"
-                    },
-                    r.termination.describe()
-                );
-                progress.note(&line);
-                failures.push(line);
-            }
-            let white_points = r.result.points_for(Color::White).unwrap_or(0.5);
-            points[job.white] += white_points;
-            points[job.black] += 1.0 - white_points;
-            played[job.white] += 1;
-            played[job.black] += 1;
-            if let Some(out) = pgn.as_mut() {
-                let header = GameHeader {
-                    event: cfg.event.clone(),
-                    site: "precedent match".into(),
-                    date: date.clone(),
-                    round: job.round.to_string(),
-                    white: w.to_string(),
-                    black: b.to_string(),
-                    result: r.result,
-                    ..GameHeader::default()
-                };
-                let text = pgn_out::write(&pgn_out::PgnGame {
-                    header: &header,
-                    termination: &r.termination,
-                    time_control: [tcs[job.white].to_string(), tcs[job.black].to_string()],
-                    opening: &openings[job.opening],
-                    moves: &r.moves,
-                    chess960: cfg.chess960,
-                });
-                let path = cfg
-                    .pgn_out
-                    .as_ref()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default();
-                out.write_all(text.as_bytes())
-                    .map_err(|source| MatchError::Pgn { path, source })?;
-            }
-            progress.advance(1);
-            let status: Vec<String> = cfg
-                .players
-                .iter()
-                .enumerate()
-                .map(|(i, p)| format!("{} {}/{}", p.name(), points[i], played[i]))
-                .collect();
-            progress.status(&status.join("  "));
-            results[job.round - 1] = Some(f.record);
+            tally.add(f, progress)?;
         }
         Ok(())
     })?;
     progress.finish();
-    if let Some(mut out) = pgn {
-        let path = cfg
-            .pgn_out
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        out.flush()
-            .map_err(|source| MatchError::Pgn { path, source })?;
-    }
+    tally.flush()?;
     Ok(report(
         cfg,
         &jobs,
-        &results,
-        failures,
-        memory,
+        &tally.results,
+        tally.failures,
+        tally.memory,
         anchor,
         started.elapsed().as_secs_f64(),
     ))
+}
+
+/// Checks the players (at least two, each named once) and the openings; the rating anchor.
+fn check(cfg: &MatchConfig) -> Result<Anchor, MatchError> {
+    if cfg.players.len() < 2 {
+        return Err(MatchError::Config(
+            "a match needs at least two players".into(),
+        ));
+    }
+    let mut names = std::collections::HashSet::new();
+    for p in &cfg.players {
+        if !names.insert(p.name()) {
+            return Err(MatchError::Config(format!(
+                "two players are named {:?}: give each a name=…",
+                p.name()
+            )));
+        }
+    }
+    if cfg.openings.is_empty() {
+        return Err(MatchError::Config("no openings".into()));
+    }
+    Ok(match &cfg.anchor {
+        None => Anchor::Mean,
+        Some((name, elo)) => {
+            let index = cfg
+                .players
+                .iter()
+                .position(|p| p.name() == name)
+                .ok_or_else(|| MatchError::Config(format!("--anchor {name}: no such player")))?;
+            Anchor::Player { index, elo: *elo }
+        }
+    })
+}
+
+/// Each player's case base (Precedent's; `None` for an engine), one copy of each file shared
+/// by every game.
+fn load_casebases(cfg: &MatchConfig) -> Result<Vec<Option<Arc<CaseBase>>>, MatchError> {
+    let mut loaded: HashMap<Option<PathBuf>, Arc<CaseBase>> = HashMap::new();
+    let mut casebases = Vec::new();
+    for p in &cfg.players {
+        casebases.push(match p {
+            PlayerSpec::Precedent { casebase, .. } => {
+                if !loaded.contains_key(casebase) {
+                    let cb = match casebase {
+                        Some(path) => CaseBase::open(path)?,
+                        None => CaseBase::embedded()?,
+                    };
+                    loaded.insert(casebase.clone(), Arc::new(cb));
+                }
+                loaded.get(casebase).cloned()
+            }
+            _ => None,
+        });
+    }
+    Ok(casebases)
+}
+
+/// What the match has gathered, game by game: scores, failures, memory, the records, the PGN.
+struct Tally<'a> {
+    cfg: &'a MatchConfig,
+    tcs: &'a [TimeControl],
+    openings: &'a [Opening],
+    date: String,
+    pgn: Option<std::io::BufWriter<std::fs::File>>,
+    results: Vec<Option<game::GameRecordOut>>,
+    failures: Vec<String>,
+    points: Vec<f64>,
+    played: Vec<u64>,
+    memory: Vec<Vec<MemorySample>>,
+    finished: usize,
+}
+
+impl<'a> Tally<'a> {
+    /// An empty tally of `games` games; creates the PGN file if one is asked for.
+    fn new(
+        cfg: &'a MatchConfig,
+        tcs: &'a [TimeControl],
+        openings: &'a [Opening],
+        games: usize,
+    ) -> Result<Tally<'a>, MatchError> {
+        let pgn = match &cfg.pgn_out {
+            Some(path) => Some(std::io::BufWriter::new(
+                std::fs::File::create(path).map_err(|source| MatchError::Pgn {
+                    path: path.display().to_string(),
+                    source,
+                })?,
+            )),
+            None => None,
+        };
+        let players = cfg.players.len();
+        Ok(Tally {
+            cfg,
+            tcs,
+            openings,
+            date: pgn_out::today(),
+            pgn,
+            results: vec![None; games],
+            failures: Vec::new(),
+            points: vec![0.0; players],
+            played: vec![0; players],
+            memory: vec![Vec::new(); players],
+            finished: 0,
+        })
+    }
+
+    /// Records a finished game: its memory samples, a failure, the score, the PGN, progress.
+    fn add(&mut self, f: Finished, progress: &dyn Progress) -> Result<(), MatchError> {
+        let (cfg, job) = (self.cfg, f.job);
+        self.finished += 1;
+        for (player, sample) in [job.white, job.black].into_iter().zip(f.memory) {
+            if let Some((kb, process_games)) = sample {
+                self.memory[player].push(MemorySample {
+                    after_games: self.finished,
+                    process_games,
+                    kb,
+                });
+            }
+        }
+        let r = &f.record;
+        let (w, b) = (cfg.players[job.white].name(), cfg.players[job.black].name());
+        if let Some(culprit) = r.culprit {
+            let (who, side) = if culprit == Color::White {
+                (w, "white")
+            } else {
+                (b, "black")
+            };
+            let line = format!(
+                "game {}: {who} ({side}) {}; scored as a loss",
+                job.round,
+                r.termination.describe()
+            );
+            progress.note(&line);
+            self.failures.push(line);
+        }
+        let white_points = r.result.points_for(Color::White).unwrap_or(0.5);
+        self.points[job.white] += white_points;
+        self.points[job.black] += 1.0 - white_points;
+        self.played[job.white] += 1;
+        self.played[job.black] += 1;
+        self.write_pgn(job, r)?;
+        progress.advance(1);
+        let status: Vec<String> = cfg
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{} {}/{}", p.name(), self.points[i], self.played[i]))
+            .collect();
+        progress.status(&status.join("  "));
+        self.results[job.round - 1] = Some(f.record);
+        Ok(())
+    }
+
+    /// Appends the game to the PGN file, if there is one.
+    fn write_pgn(&mut self, job: Job, r: &game::GameRecordOut) -> Result<(), MatchError> {
+        let cfg = self.cfg;
+        let Some(out) = self.pgn.as_mut() else {
+            return Ok(());
+        };
+        let header = GameHeader {
+            event: cfg.event.clone(),
+            site: "precedent match".into(),
+            date: self.date.clone(),
+            round: job.round.to_string(),
+            white: cfg.players[job.white].name().to_string(),
+            black: cfg.players[job.black].name().to_string(),
+            result: r.result,
+            ..GameHeader::default()
+        };
+        let text = pgn_out::write(&pgn_out::PgnGame {
+            header: &header,
+            termination: &r.termination,
+            time_control: [
+                self.tcs[job.white].to_string(),
+                self.tcs[job.black].to_string(),
+            ],
+            opening: &self.openings[job.opening],
+            moves: &r.moves,
+            chess960: cfg.chess960,
+        });
+        out.write_all(text.as_bytes())
+            .map_err(|source| MatchError::Pgn {
+                path: pgn_path(cfg),
+                source,
+            })
+    }
+
+    /// Flushes the PGN file.
+    fn flush(&mut self) -> Result<(), MatchError> {
+        match self.pgn.as_mut() {
+            Some(out) => out.flush().map_err(|source| MatchError::Pgn {
+                path: pgn_path(self.cfg),
+                source,
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The PGN file's name, for messages.
+fn pgn_path(cfg: &MatchConfig) -> String {
+    cfg.pgn_out
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default()
 }
 
 /// Plays one scheduled game with the worker's running players (`live`), starting those that
