@@ -410,98 +410,19 @@ pub fn run(
         path: cfg.out_dir.display().to_string(),
         source,
     })?;
-    let mut players = Vec::new();
-    let mut built = Vec::new();
-    for g in &cfg.groups {
-        let file = cfg.out_dir.join(format!("{}.cb", sanitize(&g.label)));
-        let options = BuildOptions {
-            players: g.player.iter().cloned().collect(),
-            min_elo: g.min_elo,
-            max_elo: g.max_elo,
-            skip_plies: cfg.skip_plies,
-            max_games: cfg.max_games,
-            max_cases: cfg.max_cases,
-            ..BuildOptions::default()
-        };
-        progress.note(&format!("building {} …", file.display()));
-        let summary = build(
-            &BuildConfig {
-                inputs: cfg.pgn.clone(),
-                out: file.clone(),
-                options,
-                strict: false,
-            },
-            &mut |_| {},
-        )
-        .map_err(|source| ExperimentError::Build {
-            group: g.label.clone(),
-            source,
-        })?;
-        if summary.cases == 0 {
-            return Err(ExperimentError::Config(format!(
-                "{}: no case for this group in the input",
-                g.label
-            )));
-        }
-        let cb = CaseBase::open(&file)?;
-        built.push((summary.cases, summary.games_used, mean_mover_elo(&cb)));
-        players.push(PlayerSpec::Precedent {
-            name: g.label.clone(),
-            casebase: Some(file),
-            config: Box::new(cfg.reasoner.clone()),
-        });
-    }
-    let stages = cfg.stages.max(1);
-    let mut report: Option<MatchReport> = None;
-    let mut decision = Conclusion::Undecided;
-    let mut played_stages = 0;
-    let mut analysis = None;
-    for stage in 0..stages {
-        let pgn_out = cfg.matches.pgn_out.as_ref().map(|p| {
-            if stage == 0 {
-                p.clone()
-            } else {
-                let stem = p.file_stem().unwrap_or_default().to_string_lossy();
-                p.with_file_name(format!("{stem}-{}.pgn", stage + 1))
-            }
-        });
-        let matches = MatchConfig {
-            players: players.clone(),
-            pairing: Pairing::RoundRobin,
-            anchor: None,
-            seed: cfg.matches.seed.wrapping_add(stage as u64),
-            pgn_out,
-            ..cfg.matches.clone()
-        };
-        if stages > 1 {
-            progress.note(&format!("stage {} of {stages}", stage + 1));
-        }
-        let r = run_match(&matches, progress)?;
-        let merged = match report.take() {
-            Some(before) => merge(before, r),
-            None => r,
-        };
-        played_stages = stage + 1;
-        let a = analyse(&merged, &built);
-        decision = decide(a.slope.as_ref(), stages, cfg.min_effect);
-        report = Some(merged);
-        analysis = Some(a);
-        if stages > 1 && decision != Conclusion::Undecided {
-            break;
-        }
-    }
+    let (players, built) = build_groups(cfg, progress)?;
     let (
-        Some(report),
-        Some(Analysis {
+        report,
+        Analysis {
             results,
             rho,
             p,
             slope,
-        }),
-    ) = (report, analysis)
-    else {
-        return Err(ExperimentError::Config("no stage was played".into()));
-    };
+        },
+        decision,
+        played_stages,
+    ) = play_stages(cfg, &players, &built, progress)?;
+    let stages = cfg.stages.max(1);
     let games_per_pair = played_stages * cfg.matches.games_per_pair.div_ceil(2) * 2;
     let needed = slope.as_ref().and_then(|s| games_needed(s, games_per_pair));
     let total_games = report.games.len() as u64;
@@ -543,6 +464,109 @@ pub fn run(
     })
 }
 
+/// The case base of each group, built from the input: the players of the experiment, and each
+/// one's (cases, games, mean mover rating).
+fn build_groups(
+    cfg: &ExperimentConfig,
+    progress: &dyn Progress,
+) -> Result<(Vec<PlayerSpec>, Vec<Built>), ExperimentError> {
+    let mut players = Vec::new();
+    let mut built = Vec::new();
+    for g in &cfg.groups {
+        let file = cfg.out_dir.join(format!("{}.cb", sanitize(&g.label)));
+        let options = BuildOptions {
+            players: g.player.iter().cloned().collect(),
+            min_elo: g.min_elo,
+            max_elo: g.max_elo,
+            skip_plies: cfg.skip_plies,
+            max_games: cfg.max_games,
+            max_cases: cfg.max_cases,
+            ..BuildOptions::default()
+        };
+        progress.note(&format!("building {} …", file.display()));
+        let summary = build(
+            &BuildConfig {
+                inputs: cfg.pgn.clone(),
+                out: file.clone(),
+                options,
+                strict: false,
+            },
+            &mut |_| {},
+        )
+        .map_err(|source| ExperimentError::Build {
+            group: g.label.clone(),
+            source,
+        })?;
+        if summary.cases == 0 {
+            return Err(ExperimentError::Config(format!(
+                "{}: no case for this group in the input",
+                g.label
+            )));
+        }
+        let cb = CaseBase::open(&file)?;
+        built.push((summary.cases, summary.games_used, mean_mover_elo(&cb)));
+        players.push(PlayerSpec::Precedent {
+            name: g.label.clone(),
+            casebase: Some(file),
+            config: Box::new(cfg.reasoner.clone()),
+        });
+    }
+    Ok((players, built))
+}
+
+/// Plays the round robin in up to `cfg.stages` stages, stopping once the sequential test
+/// decides: the merged report, its analysis, the decision and the stages played.
+fn play_stages(
+    cfg: &ExperimentConfig,
+    players: &[PlayerSpec],
+    built: &[Built],
+    progress: &dyn Progress,
+) -> Result<(MatchReport, Analysis, Conclusion, usize), ExperimentError> {
+    let stages = cfg.stages.max(1);
+    let mut report: Option<MatchReport> = None;
+    let mut decision = Conclusion::Undecided;
+    let mut played_stages = 0;
+    let mut analysis = None;
+    for stage in 0..stages {
+        let pgn_out = cfg.matches.pgn_out.as_ref().map(|p| {
+            if stage == 0 {
+                p.clone()
+            } else {
+                let stem = p.file_stem().unwrap_or_default().to_string_lossy();
+                p.with_file_name(format!("{stem}-{}.pgn", stage + 1))
+            }
+        });
+        let matches = MatchConfig {
+            players: players.to_vec(),
+            pairing: Pairing::RoundRobin,
+            anchor: None,
+            seed: cfg.matches.seed.wrapping_add(stage as u64),
+            pgn_out,
+            ..cfg.matches.clone()
+        };
+        if stages > 1 {
+            progress.note(&format!("stage {} of {stages}", stage + 1));
+        }
+        let r = run_match(&matches, progress)?;
+        let merged = match report.take() {
+            Some(before) => merge(before, r),
+            None => r,
+        };
+        played_stages = stage + 1;
+        let a = analyse(&merged, built);
+        decision = decide(a.slope.as_ref(), stages, cfg.min_effect);
+        report = Some(merged);
+        analysis = Some(a);
+        if stages > 1 && decision != Conclusion::Undecided {
+            break;
+        }
+    }
+    match (report, analysis) {
+        (Some(report), Some(analysis)) => Ok((report, analysis, decision, played_stages)),
+        _ => Err(ExperimentError::Config("no stage was played".into())),
+    }
+}
+
 /// What the sequential test concluded, in words.
 fn sequential_text(
     decision: Conclusion,
@@ -578,7 +602,10 @@ struct Analysis {
     slope: Option<Slope>,
 }
 
-fn analyse(report: &MatchReport, built: &[(u64, u64, Option<f64>)]) -> Analysis {
+/// A group's case base: (cases, games, mean mover rating).
+type Built = (u64, u64, Option<f64>);
+
+fn analyse(report: &MatchReport, built: &[Built]) -> Analysis {
     let results: Vec<GroupResult> = report
         .players
         .iter()

@@ -120,6 +120,57 @@ fn accuracy(
     (matched, outcomes.len() as u64)
 }
 
+/// The tuning pool and the test positions, from the two halves of `args.pgn`'s games (tuning
+/// never sees a test game) outside the case base.
+fn samples(
+    args: &TuneArgs,
+    cb: &CaseBase,
+    seed: u64,
+) -> Result<(Vec<Sample>, Vec<Sample>), EvalError> {
+    let selection = Selection {
+        min_elo: args.min_elo,
+        max_elo: args.max_elo,
+        skip_plies: args.skip_plies,
+        ..Selection::default()
+    };
+    let pool_size = (args.positions * args.generations).min(200_000);
+    let sizes = (pool_size, args.test_positions);
+    sample_halves(&args.pgn, &selection, sizes, seed, &casebase_keys(cb))
+}
+
+/// Shows a finished generation: the next one's number and this one's best and mean.
+fn report_generation(g: &Generation, generations: usize, bar: &dyn Progress) {
+    let next = (g.generation + 1).min(generations);
+    let (best, mean) = (g.best * 100.0, g.mean * 100.0);
+    bar.status(&format!(
+        "generation {next}: best {best:.2}% mean {mean:.2}%"
+    ));
+    bar.note(&format!(
+        "generation {:>3}: best {best:.2}%  mean {mean:.2}%",
+        g.generation
+    ));
+}
+
+/// Move-matching of `cfg` on the test positions, with its interval.
+fn held_out(
+    cb: &CaseBase,
+    test: &[Sample],
+    cfg: &EngineConfig,
+    budget: Budget,
+    seed: u64,
+    bar: &dyn Progress,
+) -> Check {
+    let (m, n) = accuracy(cb, test, cfg, budget, seed ^ 0xc0ffee, bar);
+    let (ci_low, ci_high) = wilson(m, n);
+    Check {
+        matches: m,
+        positions: n,
+        accuracy: m as f64 / n.max(1) as f64,
+        ci_low,
+        ci_high,
+    }
+}
+
 /// Evolves the tuned settings of `base` (the registry's genes) on the tuning half of
 /// `args.pgn`'s games, writes them to `args.out`, and checks the start and the result on the
 /// test half.
@@ -142,16 +193,7 @@ pub fn run(
         base.revise.enabled,
         DEFAULT_MOVETIME_MS,
     );
-    let selection = Selection {
-        min_elo: args.min_elo,
-        max_elo: args.max_elo,
-        skip_plies: args.skip_plies,
-        ..Selection::default()
-    };
-    // Tuning never sees a test game.
-    let pool_size = (args.positions * args.generations).min(200_000);
-    let sizes = (pool_size, args.test_positions);
-    let (pool, test) = sample_halves(&args.pgn, &selection, sizes, seed, &casebase_keys(cb))?;
+    let (pool, test) = samples(args, cb, seed)?;
     // Without revise the tolerance does nothing: it is left out of the genome.
     let revise = base.revise.enabled;
     let genes = genes(revise);
@@ -186,41 +228,18 @@ pub fn run(
                 .cloned()
                 .collect();
             let gen_seed = seed ^ generation as u64;
-            population
-                .iter()
-                .map(|ind| {
-                    let (m, n) = accuracy(cb, &sample, &decode(ind), budget, gen_seed, &*bar);
-                    m as f64 / n.max(1) as f64
-                })
-                .collect()
+            let score = |ind: &Individual| {
+                let (m, n) = accuracy(cb, &sample, &decode(ind), budget, gen_seed, &*bar);
+                m as f64 / n.max(1) as f64
+            };
+            population.iter().map(score).collect()
         },
-        |g| {
-            let next = (g.generation + 1).min(args.generations);
-            let (best, mean) = (g.best * 100.0, g.mean * 100.0);
-            bar.status(&format!(
-                "generation {next}: best {best:.2}% mean {mean:.2}%"
-            ));
-            bar.note(&format!(
-                "generation {:>3}: best {best:.2}%  mean {mean:.2}%",
-                g.generation
-            ));
-        },
+        |g| report_generation(g, args.generations, &*bar),
     );
     let tuned = decode(&best[0]);
     tuned.save(&args.out).map_err(EvalError::Other)?;
     bar.status("final check on the test games");
-    let check = |cfg: &EngineConfig| {
-        let (m, n) = accuracy(cb, &test, cfg, budget, seed ^ 0xc0ffee, &*bar);
-        let (ci_low, ci_high) = wilson(m, n);
-        let accuracy = m as f64 / n.max(1) as f64;
-        Check {
-            matches: m,
-            positions: n,
-            accuracy,
-            ci_low,
-            ci_high,
-        }
-    };
+    let check = |cfg: &EngineConfig| held_out(cb, &test, cfg, budget, seed, &*bar);
     let held_out_before = check(base);
     let held_out_after = check(&tuned);
     bar.finish();
