@@ -170,6 +170,69 @@ fn families() -> Vec<(String, Vec<usize>)> {
     out
 }
 
+/// Writes the fitted model (and the levels, when fitted) into `args.out`, the other settings
+/// those of `cfg`.
+fn save_params(
+    args: &FitArgs,
+    cfg: &EngineConfig,
+    weights: &[f64],
+    network: Option<precedent::model::network::Network>,
+    level_fits: &[LevelFit],
+) -> Result<(), FitRunError> {
+    let smoothing = cfg.model.smoothing;
+    let mut params = EngineConfig {
+        model: ModelConfig {
+            network,
+            ..ModelConfig::from_vector(weights, smoothing)
+        },
+        ..cfg.clone()
+    };
+    if !level_fits.is_empty() {
+        let eval = cfg.revise.eval;
+        params.levels = level_fits
+            .iter()
+            .map(|l| l.level(smoothing, eval))
+            .collect();
+    }
+    params.save(&args.out).map_err(FitRunError::Fit)
+}
+
+/// The positions to fit on and those to test on; an error when either half is empty.
+fn halves(items: &[Item]) -> Result<(Vec<&Item>, Vec<&Item>), FitRunError> {
+    let fit_items: Vec<&Item> = items.iter().filter(|i| !i.test).collect();
+    let test_items: Vec<&Item> = items.iter().filter(|i| i.test).collect();
+    if fit_items.is_empty() || test_items.is_empty() {
+        return Err(FitRunError::Fit(format!(
+            "{} positions to fit on and {} to test on: both halves need positions",
+            fit_items.len(),
+            test_items.len()
+        )));
+    }
+    Ok((fit_items, test_items))
+}
+
+/// The evidence fitted on: loaded from `--evidence`, or gathered from the games; saved to
+/// `--save-evidence` when asked.
+fn evidence(
+    args: &FitArgs,
+    cfg: &EngineConfig,
+    cb: &CaseBase,
+    seed: u64,
+    bars: &dyn Bars,
+) -> Result<Vec<Record>, FitRunError> {
+    let records: Vec<Record> = match &args.evidence {
+        Some(path) => load(path).map_err(FitRunError::Evidence)?,
+        None => gather_records(args, cfg, cb, seed, bars)?,
+    };
+    if let Some(path) = &args.save_evidence {
+        save(path, &records).map_err(|source| FitRunError::Write {
+            path: path.display().to_string(),
+            source,
+        })?;
+    }
+    Ok(records)
+}
+
 /// The features `only` and `drop` keep.
 fn kept(args: &FitArgs) -> Result<[bool; N_FEATURES], FitRunError> {
     let mut all = [args.only.is_empty(); N_FEATURES];
@@ -205,31 +268,14 @@ pub fn run(
     bars: &dyn Bars,
 ) -> Result<FitReport, FitRunError> {
     let started = Instant::now();
-    let records: Vec<Record> = match &args.evidence {
-        Some(path) => load(path).map_err(FitRunError::Evidence)?,
-        None => gather_records(args, cfg, cb, seed, bars)?,
-    };
-    if let Some(path) = &args.save_evidence {
-        save(path, &records).map_err(|source| FitRunError::Write {
-            path: path.display().to_string(),
-            source,
-        })?;
-    }
+    let records = evidence(args, cfg, cb, seed, bars)?;
     // The case base's features of every record (the ablation's too, when recorded).
     let one_game = one_game_for(cb, &records).map_err(EvalError::from)?;
     let items: Vec<Item> = records
         .par_iter()
         .filter_map(|r| features(cb, one_game.as_ref(), r, cfg.model.smoothing))
         .collect();
-    let fit_items: Vec<&Item> = items.iter().filter(|i| !i.test).collect();
-    let test_items: Vec<&Item> = items.iter().filter(|i| i.test).collect();
-    if fit_items.is_empty() || test_items.is_empty() {
-        return Err(FitRunError::Fit(format!(
-            "{} positions to fit on and {} to test on: both halves need positions",
-            fit_items.len(),
-            test_items.len()
-        )));
-    }
+    let (fit_items, test_items) = halves(&items)?;
     let all = kept(args)?;
     let label = match all.iter().all(|k| *k) {
         true => "all features",
@@ -238,53 +284,34 @@ pub fn run(
     let fit_err = |e: precedent::model::fit::FitError| FitRunError::Fit(e.to_string());
     let (main, fitted) =
         variant(label, &fit_items, &test_items, &all, args.ridge).map_err(fit_err)?;
-    let smoothing = cfg.model.smoothing;
     // The network reads each fitting position at its mover's rating; the model plays at the
     // fitting positions' median rating until a level names its own.
     let rating = median_rating(&fit_items);
-    let network = (args.hidden > 0).then(|| {
-        let opts = NetworkFit {
-            hidden: args.hidden,
-            epochs: args.network_epochs,
-            seed,
-            ..NetworkFit::default()
-        };
-        fit_network(&fit_items, &fitted.weights, rating, &opts)
-    });
-    let mut params = EngineConfig {
-        model: ModelConfig {
-            network: network.clone(),
-            ..ModelConfig::from_vector(&fitted.weights, smoothing)
-        },
-        ..cfg.clone()
+    let opts = NetworkFit {
+        hidden: args.hidden,
+        epochs: args.network_epochs,
+        seed,
+        ..NetworkFit::default()
     };
-    let level_fits = match &args.levels {
-        Some(bands) => fit_levels(
-            bands,
-            &fit_items,
-            &test_items,
-            &fitted.weights,
-            network.as_ref(),
-            args,
-        )?,
-        None => Vec::new(),
-    };
-    if !level_fits.is_empty() {
-        params.levels = level_fits
-            .iter()
-            .map(|l| l.level(smoothing, cfg.revise.eval))
-            .collect();
-    }
-    params.save(&args.out).map_err(FitRunError::Fit)?;
-    let mut variants = Vec::new();
-    if let Some(net) = &network {
+    let network =
+        (args.hidden > 0).then(|| fit_network(&fit_items, &fitted.weights, rating, &opts));
+    let network_variant = network.as_ref().map(|net| {
         let offsets = Offsets {
             network: net,
             rating: Some(rating),
         };
         let name = format!("{label} + network ({} units)", net.hidden.len());
-        variants.push(scored(&name, &test_items, &all, &fitted, Some(offsets)).0);
-    }
+        scored(&name, &test_items, &all, &fitted, Some(offsets)).0
+    });
+    let level_fits = match &args.levels {
+        Some(bands) => {
+            let net = network.as_ref();
+            fit_levels(bands, &fit_items, &test_items, &fitted.weights, net, args)?
+        }
+        None => Vec::new(),
+    };
+    save_params(args, cfg, &fitted.weights, network.clone(), &level_fits)?;
+    let mut variants: Vec<Variant> = network_variant.into_iter().collect();
     variants.push(main);
     if args.variants {
         for (name, keep) in variant_masks(all) {
