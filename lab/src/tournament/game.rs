@@ -10,6 +10,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
 use super::openings::Opening;
 use super::player::{Clocks, Failure, Live, TimeControl};
+use crate::client::Score;
 use precedent::engine::timeman::{Clock, budget};
 use precedent::pgn::GameResult;
 
@@ -189,6 +190,53 @@ fn loss_for(side: Color) -> GameResult {
     }
 }
 
+/// Whether the game is over by the rules (mate, stalemate, material, fifty moves, threefold
+/// repetition) or by the ply limit, before the move in `pos`.
+fn ended(
+    pos: &Chess,
+    seen: &HashMap<Zobrist64, u8>,
+    plies: usize,
+    adj: &Adjudication,
+) -> Option<(GameResult, Termination)> {
+    let draw = |t| Some((GameResult::Draw, t));
+    if pos.is_checkmate() {
+        Some((loss_for(pos.turn()), Termination::Checkmate))
+    } else if pos.is_stalemate() {
+        draw(Termination::Stalemate)
+    } else if pos.is_insufficient_material() {
+        draw(Termination::InsufficientMaterial)
+    } else if pos.halfmoves() >= 100 {
+        draw(Termination::FiftyMoves)
+    } else if seen.values().any(|&n| n >= 3) {
+        draw(Termination::Threefold)
+    } else if adj.max_plies.is_some_and(|m| plies as u32 >= m) {
+        draw(Termination::MaxPlies)
+    } else {
+        None
+    }
+}
+
+/// Resign adjudication: keeps the mover's `streak` of scores beyond the threshold (moves, and
+/// the sign: −1 losing, +1 winning) and says, once it is long enough, which way the game is
+/// decided (−1: the mover loses, +1: the mover wins).
+fn resigns(adj: &Adjudication, score: Option<Score>, streak: &mut (u32, i8)) -> Option<i8> {
+    let ((cp, moves), score) = (adj.resign?, score?);
+    let s = score.to_cp(10_000);
+    let dir = if s <= -cp {
+        -1
+    } else if s >= cp {
+        1
+    } else {
+        0
+    };
+    *streak = if dir != 0 && dir == streak.1 {
+        (streak.0 + 1, dir)
+    } else {
+        (u32::from(dir != 0), dir)
+    };
+    (streak.0 >= moves && moves > 0).then_some(dir)
+}
+
 /// Plays a game from `opening`. `tc` is White's and Black's time control; `castling` is how
 /// moves are written to the engines (king takes rook for Chess960).
 pub fn play(
@@ -232,65 +280,8 @@ pub fn play(
         *seen
             .entry(pos.zobrist_hash(EnPassantMode::Legal))
             .or_default() += 1;
-        if pos.is_checkmate() {
-            return finish(
-                loss_for(pos.turn()),
-                Termination::Checkmate,
-                None,
-                played,
-                pos,
-                times,
-            );
-        }
-        if pos.is_stalemate() {
-            return finish(
-                GameResult::Draw,
-                Termination::Stalemate,
-                None,
-                played,
-                pos,
-                times,
-            );
-        }
-        if pos.is_insufficient_material() {
-            return finish(
-                GameResult::Draw,
-                Termination::InsufficientMaterial,
-                None,
-                played,
-                pos,
-                times,
-            );
-        }
-        if pos.halfmoves() >= 100 {
-            return finish(
-                GameResult::Draw,
-                Termination::FiftyMoves,
-                None,
-                played,
-                pos,
-                times,
-            );
-        }
-        if seen.values().any(|&n| n >= 3) {
-            return finish(
-                GameResult::Draw,
-                Termination::Threefold,
-                None,
-                played,
-                pos,
-                times,
-            );
-        }
-        if adj.max_plies.is_some_and(|m| played.len() as u32 >= m) {
-            return finish(
-                GameResult::Draw,
-                Termination::MaxPlies,
-                None,
-                played,
-                pos,
-                times,
-            );
+        if let Some((result, termination)) = ended(pos, &seen, played.len(), adj) {
+            return finish(result, termination, None, played, pos, times);
         }
         let side = pos.turn();
         let i = usize::from(side == Color::Black);
@@ -326,38 +317,23 @@ pub fn play(
             );
         }
         clock[i] = clock[i] - used + tc[i].increment;
-        if let (Some((cp, moves)), Some(score)) = (adj.resign, thought.score) {
-            let s = score.to_cp(10_000);
-            let dir = if s <= -cp {
-                -1
-            } else if s >= cp {
-                1
+        if let Some(dir) = resigns(adj, thought.score, &mut streak[i]) {
+            let result = if dir < 0 {
+                loss_for(side)
             } else {
-                0
+                loss_for(!side)
             };
-            streak[i] = if dir != 0 && dir == streak[i].1 {
-                (streak[i].0 + 1, dir)
-            } else {
-                (u32::from(dir != 0), dir)
-            };
-            if streak[i].0 >= moves && moves > 0 {
-                let result = if dir < 0 {
-                    loss_for(side)
-                } else {
-                    loss_for(!side)
-                };
-                history.push(thought.mv);
-                played.push(thought.mv);
-                game.play(thought.mv);
-                return finish(
-                    result,
-                    Termination::Resignation,
-                    None,
-                    played,
-                    &game.position,
-                    times,
-                );
-            }
+            history.push(thought.mv);
+            played.push(thought.mv);
+            game.play(thought.mv);
+            return finish(
+                result,
+                Termination::Resignation,
+                None,
+                played,
+                &game.position,
+                times,
+            );
         }
         history.push(thought.mv);
         played.push(thought.mv);
