@@ -913,32 +913,8 @@ fn every_scan_kernel_plays_the_same_moves_with_the_same_nodes() {
 /// A parameter file turning `HumanTime` on with a pacing model of one constant time:
 /// exp(`log_seconds`) − 0.5 seconds for every move, no spread.
 fn constant_pace(dir: &std::path::Path, log_seconds: f64) -> String {
-    let names = [
-        "bias",
-        "log_left",
-        "log_scale",
-        "left_share",
-        "increment_share",
-        "clock_lead",
-        "scramble",
-        "opening",
-        "middlegame",
-        "late",
-        "log_legal",
-        "only_move",
-        "in_check",
-        "capture",
-        "recapture",
-        "check",
-        "promotion",
-        "phase",
-        "log_own_last",
-        "log_their_last",
-        "no_history",
-        "cases",
-    ];
     let mut text = String::from("human_time = true\n[pace]\nsigma = 0.0\n[pace.weights]\n");
-    for name in names {
+    for name in precedent::engine::pace::PACE_FEATURES {
         let w = if name == "bias" { log_seconds } else { 0.0 };
         text += &format!("{name} = {w}\n");
     }

@@ -21,6 +21,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Move};
 
+use crate::rating::spearman;
+
 /// Arguments of `precedent fit-time`.
 #[derive(clap::Args, Clone, Debug)]
 pub struct PaceFitArgs {
@@ -401,39 +403,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Ranks with ties averaged (1-based).
-fn ranks(v: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..v.len()).collect();
-    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-    let mut r = vec![0.0; v.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
-            j += 1;
-        }
-        let mean = (i + j) as f64 / 2.0 + 1.0;
-        for &k in &order[i..=j] {
-            r[k] = mean;
-        }
-        i = j + 1;
-    }
-    r
-}
-
-/// Pearson correlation (`None` when either side does not vary).
-fn correlation(a: &[f64], b: &[f64]) -> Option<f64> {
-    let n = a.len() as f64;
-    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
-    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
-    for (x, y) in a.iter().zip(b) {
-        sab += (x - ma) * (y - mb);
-        saa += (x - ma).powi(2);
-        sbb += (y - mb).powi(2);
-    }
-    (saa > 0.0 && sbb > 0.0).then(|| sab / (saa * sbb).sqrt())
-}
-
 /// What a clock showing whole seconds records for a move of `seconds`: the seconds it ticked
 /// over, with the clock's fraction of a second at the start drawn from move number `i`.
 fn as_recorded(seconds: f64, i: usize) -> f64 {
@@ -454,7 +423,7 @@ fn measure(name: &str, rows: &[Row], predicted: &[f64], is_people: bool) -> Meas
     let rhos: Vec<f64> = groups
         .values()
         .filter(|(p, _)| p.len() >= 10)
-        .filter_map(|(p, a)| correlation(&ranks(p), &ranks(a)))
+        .filter_map(|(p, a)| spearman(p, a))
         .collect();
     let n = rhos.len().max(1) as f64;
     let mean = rhos.iter().sum::<f64>() / n;
@@ -853,14 +822,6 @@ mod tests {
             [Event \"y\"]\n[White \"p\"]\n[Black \"sf\"]\n\n1. d4 {+0.1/3 2.25s} 1-0\n";
         assert_eq!(match_times(pgn, "p"), vec![(2, 1.496), (3, 0.5), (1, 2.25)]);
         assert_eq!(match_times(pgn, "nobody"), vec![]);
-    }
-
-    #[test]
-    fn ranks_average_ties_and_correlation_needs_variation() {
-        assert_eq!(ranks(&[3.0, 1.0, 3.0, 2.0]), vec![3.5, 1.0, 3.5, 2.0]);
-        let c = correlation(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.5]).expect("varies");
-        assert!(c > 0.99);
-        assert_eq!(correlation(&[1.0, 1.0], &[1.0, 2.0]), None);
     }
 
     #[test]

@@ -655,12 +655,16 @@ impl Job {
                     best.push_str(&format!(" ponder {reply}"));
                 }
                 lines.extend(explain(&t).into_iter().map(|l| format!("info string {l}")));
-                let clocks = t
-                    .decision
-                    .cases
-                    .iter()
-                    .filter_map(|c| cb.case_clock(c.index))
-                    .collect();
+                // The cases' clocks matter only to a human time (none without clocks).
+                let clocks = match &self.human {
+                    Some(_) if cb.timed_cases() > 0 => t
+                        .decision
+                        .cases
+                        .iter()
+                        .filter_map(|c| cb.case_clock(c.index))
+                        .collect(),
+                    _ => Vec::new(),
+                };
                 (lines, best, Some((t.mv, clocks)))
             }
         }
