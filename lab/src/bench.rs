@@ -309,14 +309,23 @@ pub struct SearchBenchRow {
     pub seconds: f64,
 }
 
-/// Searches every position of [`BENCH_GAMES`] to `depth`, one game after another, keeping the
-/// table as `policy` says, with the network evaluation or (`network` false) the hand-made one.
-pub fn search_bench(
-    depth: u32,
-    policy: TablePolicy,
-    margin: Option<i32>,
-    network: bool,
-) -> SearchBenchRow {
+/// What the search benchmark searches with.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SearchSpec {
+    /// The depth every position is searched to.
+    pub depth: u32,
+    /// Give every root move an exact value within this many centipawns of the best (the move
+    /// model's analysis) instead of proving the others worse.
+    pub margin: Option<i32>,
+    /// The hand-made evaluation instead of the network.
+    pub classic: bool,
+    /// The `best` style's root (aspiration windows, every move) instead of the move model's.
+    pub best_root: bool,
+}
+
+/// Searches every position of [`BENCH_GAMES`] as `spec` says, one game after another, keeping
+/// the table as `policy` says.
+pub fn search_bench(spec: SearchSpec, policy: TablePolicy) -> SearchBenchRow {
     use precedent::position::play_moves;
     use precedent::revise::Memory;
     use precedent::revise::search::{SearchLimits, Searcher};
@@ -347,20 +356,26 @@ pub fn search_bench(
                 }
             };
             let limits = SearchLimits {
-                max_depth: depth,
-                network,
+                max_depth: spec.depth,
+                network: !spec.classic,
                 ..SearchLimits::default()
             };
             // With a margin, every move gets an exact value within it (the move model's search).
-            let (exact, tolerance) = margin.map_or((0, 0), |m| (root.len(), m));
+            let (exact, tolerance) = spec.margin.map_or((0, 0), |m| (root.len(), m));
             let tolerance = |depth: u32| {
-                if margin.is_some() && depth <= precedent::revise::WIDE_DEPTHS {
+                if spec.margin.is_some() && depth <= precedent::revise::WIDE_DEPTHS {
                     precedent::revise::WIDE_MARGIN
                 } else {
                     tolerance
                 }
             };
-            if let Some(r) = Searcher::new(limits, tt).search_root(&pos, &root, exact, tolerance) {
+            let mut searcher = Searcher::new(limits, tt);
+            let result = if spec.best_root {
+                searcher.search_best(&pos, &root, 1)
+            } else {
+                searcher.search_root(&pos, &root, exact, tolerance)
+            };
+            if let Some(r) = result {
                 nodes += r.nodes;
             }
             positions += 1;
@@ -369,7 +384,7 @@ pub fn search_bench(
     SearchBenchRow {
         policy,
         positions,
-        depth,
+        depth: spec.depth,
         nodes,
         seconds: started.elapsed().as_secs_f64(),
     }

@@ -11,8 +11,8 @@ use serde::Serialize;
 use shakmaty::{Color, Position};
 
 use super::{
-    BenchReport, SearchBenchRow, TablePolicy, bounded, repeat_boards, run as scan_bench,
-    search_bench,
+    BenchReport, SearchBenchRow, SearchSpec, TablePolicy, bounded, repeat_boards,
+    run as scan_bench, search_bench,
 };
 use crate::eval::{EvalError, casebase_keys, sample_positions};
 use crate::scale::ScaleReport;
@@ -46,6 +46,10 @@ pub struct BenchArgs {
     /// With `--search`: evaluate with the hand-made evaluation instead of the network.
     #[arg(long)]
     pub classic_eval: bool,
+    /// With `--search`: search with the `best` style's root (aspiration windows, every move
+    /// proved worse than the best) instead of the move model's.
+    #[arg(long, conflicts_with = "margin")]
+    pub best_root: bool,
     /// Also compare the exact bounded retrieval with the full scan (reported as `speedup`) on
     /// positions sampled from the games of these PGNs that are not in the case base (held
     /// out); without it, on boards of the case base itself.
@@ -100,12 +104,21 @@ pub struct SearchReport {
     /// The depth searched.
     #[serde(skip)]
     pub depth: u32,
+    /// Whether the `best` style's root searched (otherwise the move model's).
+    #[serde(skip)]
+    pub best_root: bool,
 }
 
 /// Runs the benchmark `args` choose on `threads` threads.
 pub fn measure(args: &BenchArgs, threads: usize) -> Result<BenchOutcome, EvalError> {
     if let Some(depth) = args.search {
-        return search(depth, args.hash, args.margin, !args.classic_eval).map(BenchOutcome::Search);
+        let spec = SearchSpec {
+            depth,
+            margin: args.margin,
+            classic: args.classic_eval,
+            best_root: args.best_root,
+        };
+        return search(spec, args.hash).map(BenchOutcome::Search);
     }
     if let (Some(n), Some(pool), Some(out)) = (args.scale, &args.pool, &args.out) {
         let pool = CaseBase::open(pool)?;
@@ -197,12 +210,8 @@ pub fn bounded_queries(
 
 /// `bench --search`: nodes and time to a fixed depth, fresh table per move against a
 /// persistent one.
-fn search(
-    depth: u32,
-    hash: usize,
-    margin: Option<i32>,
-    network: bool,
-) -> Result<SearchReport, EvalError> {
+fn search(spec: SearchSpec, hash: usize) -> Result<SearchReport, EvalError> {
+    let depth = spec.depth;
     if !(1..=64).contains(&depth) {
         return Err(EvalError::Other(format!(
             "--search {depth}: the depth must be 1 to 64"
@@ -215,10 +224,14 @@ fn search(
         )));
     }
     let rows = [
-        search_bench(depth, TablePolicy::FreshEveryMove, margin, network),
-        search_bench(depth, TablePolicy::Persistent(hash), margin, network),
+        search_bench(spec, TablePolicy::FreshEveryMove),
+        search_bench(spec, TablePolicy::Persistent(hash)),
     ];
-    Ok(SearchReport { rows, depth })
+    Ok(SearchReport {
+        rows,
+        depth,
+        best_root: spec.best_root,
+    })
 }
 
 impl fmt::Display for BenchOutcome {
@@ -314,8 +327,14 @@ fn fmt_search(f: &mut fmt::Formatter<'_>, report: &SearchReport) -> fmt::Result 
     let rows = &report.rows;
     writeln!(
         f,
-        "{} positions of 6 games, each searched to depth {}",
-        rows[0].positions, report.depth
+        "{} positions of 6 games, each searched to depth {}{}",
+        rows[0].positions,
+        report.depth,
+        if report.best_root {
+            " from the `best` style's root"
+        } else {
+            ""
+        }
     )?;
     for r in rows {
         let policy = match r.policy {
@@ -358,8 +377,19 @@ mod tests {
         };
         assert_eq!(a.rows[0].nodes, b.rows[0].nodes);
         assert!(a.rows[0].nodes > 0 && a.rows[0].positions > 0);
+        let model_nodes = a.rows[0].nodes;
         let text = BenchOutcome::Search(a).to_string();
         assert!(text.contains("searched to depth 3"), "{text}");
+        let best = BenchArgs {
+            best_root: true,
+            ..args.clone()
+        };
+        let BenchOutcome::Search(b) = measure(&best, 1).expect("best root") else {
+            panic!("a search report");
+        };
+        assert!(b.rows[0].nodes > 0 && b.rows[0].nodes != model_nodes);
+        let text = BenchOutcome::Search(b).to_string();
+        assert!(text.contains("from the `best` style's root"), "{text}");
         assert!(
             measure(
                 &BenchArgs {
