@@ -95,3 +95,7 @@ pub const STABILITY_SCALE: [f64; 6] = [2.0, 1.5, 1.15, 0.95, 0.8, 0.7];
 pub const STABILITY_FALL: i32 = 30;
 /// …gets this much more time.
 pub const STABILITY_FALL_SCALE: f64 = 1.3;
+
+/// Iterations past a mate's length after which the search stops once it has found one (a
+/// shorter mate would show within them).
+pub const MATE_SETTLED: i32 = 2;

@@ -397,3 +397,33 @@ fn a_principal_variation_ends_at_the_fifty_move_rule() {
         }
     }
 }
+
+#[test]
+fn both_roots_stop_the_same_iteration_after_a_mate() {
+    // Rd8 mates at once: found at depth 1, settled two iterations past its length.
+    let pos = parse_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1").expect("fen");
+    let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+    for network in [false, true] {
+        let limits = SearchLimits {
+            network,
+            ..limits(30)
+        };
+        let mut memory = Memory::new(1);
+        let model = Searcher::new(limits, &mut memory)
+            .search_root(&pos, &moves, moves.len(), |_| 50)
+            .expect("a result");
+        let mut memory = Memory::new(1);
+        let best = Searcher::new(limits, &mut memory)
+            .search_best(&pos, &moves, 1)
+            .expect("a result");
+        for r in [&model, &best] {
+            assert_eq!(uci(&r.best.mv), "d1d8");
+            assert_eq!(mate_in(r.best.value), Some(1));
+            assert_eq!(
+                r.depth,
+                2 + params::MATE_SETTLED as u32,
+                "network {network}"
+            );
+        }
+    }
+}
