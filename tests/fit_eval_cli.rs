@@ -4,8 +4,8 @@
 mod common;
 
 use common::{run, stderr};
-use precedent::revise::evaluate::{N_TERMS, WEIGHTS};
-use precedent::revise::nnue::Network;
+use precedent::search::evaluate::{N_TERMS, WEIGHTS};
+use precedent::search::nnue::Network;
 
 /// A game with Lichess-style evaluation comments; `site` makes each game a different one.
 fn analysed_game(site: usize) -> String {

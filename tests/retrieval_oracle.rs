@@ -8,7 +8,8 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use precedent::adapt::reuse::{ReuseConfig, ReuseLimits, reuse};
+use precedent::adapt::reuse::{ReuseConfig, reuse};
+use precedent::search::Limits;
 
 use precedent::board::{Planes, piece_score};
 use precedent::casebase::CaseBase;
@@ -166,14 +167,7 @@ fn check_against_oracle(cb_pgn: &str, cb_games: usize, query_pgn: &str, skip: us
             .collect();
         let top = *scores.iter().max().expect("cases");
         let ties = scores.iter().filter(|&&s| s == top).count() as u64;
-        let d = reuse(
-            &cb,
-            pos,
-            &cfg,
-            ReuseLimits::default(),
-            CastlingMode::Standard,
-        )
-        .expect("a move");
+        let d = reuse(&cb, pos, &cfg, Limits::default(), CastlingMode::Standard).expect("a move");
         assert_eq!((d.score256, d.ties), (top, ties), "position {n}");
         assert_eq!(d.top_case().expect("case").score256, top);
         // Every top-scoring case's adaptation, in the query's orientation.

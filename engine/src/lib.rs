@@ -19,13 +19,15 @@
 //!   the cases vote ([`adapt::reuse`]).
 //! - [`model`] gives every legal move a probability from what the cases and the search say of it
 //!   (the move model the human styles and the levels play).
-//! - [`revise`] checks the cases' proposals with a tactical search.
+//! - [`revise`] checks the cases' proposals with the search.
 //! - [`engine`] runs the stages for one move within a time budget: the one runner,
 //!   [`engine::think`], its configuration, time management and explanations.
 //! - [`uci`] speaks the Universal Chess Interface on stdin/stdout.
 //!
-//! [`position`] holds the chess helpers every stage shares (FEN, UCI moves); [`words`] the
-//! one list of words of each setting whose values are words.
+//! [`position`] holds the chess helpers every stage shares (FEN, UCI moves); [`search`] the
+//! alpha-beta search (evaluations, table, move ordering) the move model and revise use, and the
+//! one [`search::Limits`] every stage reads; [`words`] the one list of words of each setting
+//! whose values are words.
 
 pub mod adapt;
 pub mod board;
@@ -36,5 +38,6 @@ pub mod pgn;
 pub mod position;
 pub mod retrieve;
 pub mod revise;
+pub mod search;
 pub mod uci;
 pub mod words;

@@ -5,7 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use precedent::casebase::CaseBase;
-use precedent::adapt::reuse::{ReuseConfig, ReuseLimits, reuse};
+use precedent::adapt::reuse::{ReuseConfig, reuse};
+use precedent::search::Limits;
 
 use precedent::board::Planes;
 use precedent::retrieve::{Mode, ScanLimits, scan, scan_bounded, segments};
@@ -81,7 +82,7 @@ fn touch(cb: &CaseBase) {
                 ..ReuseConfig::default()
             };
             for pos in [&Chess::default(), &after_e4] {
-                let _ = reuse(cb, pos, &cfg, ReuseLimits::default(), CastlingMode::Standard);
+                let _ = reuse(cb, pos, &cfg, Limits::default(), CastlingMode::Standard);
                 // The bounded retrieval trusts the loaded buckets: it must agree with the scan.
                 let segs = segments(cb, Planes::from_board(pos.board()), pos.turn(), mode);
                 for k in [1, 64] {

@@ -328,7 +328,7 @@ pub struct SearchSpec {
 pub fn search_bench(spec: SearchSpec, policy: TablePolicy) -> SearchBenchRow {
     use precedent::position::play_moves;
     use precedent::revise::Memory;
-    use precedent::revise::search::{SearchLimits, Searcher};
+    use precedent::search::{Limits, Searcher, Setup};
     use shakmaty::{Chess, Position};
 
     let mut persistent = match policy {
@@ -355,10 +355,13 @@ pub fn search_bench(spec: SearchSpec, policy: TablePolicy) -> SearchBenchRow {
                     &mut fresh
                 }
             };
-            let limits = SearchLimits {
-                max_depth: spec.depth,
+            let setup = Setup {
                 network: !spec.classic,
-                ..SearchLimits::default()
+                ..Setup::default()
+            };
+            let limits = Limits {
+                max_depth: Some(spec.depth),
+                ..Limits::default()
             };
             // With a margin, every move gets an exact value within it (the move model's search).
             let (exact, tolerance) = spec.margin.map_or((0, 0), |m| (root.len(), m));
@@ -369,9 +372,9 @@ pub fn search_bench(spec: SearchSpec, policy: TablePolicy) -> SearchBenchRow {
                     tolerance
                 }
             };
-            let mut searcher = Searcher::new(limits, tt);
+            let mut searcher = Searcher::new(setup, limits, tt);
             let result = if spec.best_root {
-                searcher.search_best(&pos, &root, 1)
+                searcher.search_best(&pos, &root)
             } else {
                 searcher.search_root(&pos, &root, exact, tolerance)
             };

@@ -21,11 +21,12 @@ use crate::client::{ClientError, EngineProcess, Limit};
 use crate::epd::{EpdRecord, solves};
 use precedent::casebase::CaseBase;
 use precedent::engine::config::EngineConfig;
-use precedent::engine::{DecidedBy, ThinkLimits, think};
+use precedent::engine::{DecidedBy, think};
 use precedent::pgn::{InputError, Selection, SkipReason, for_each_game};
 use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
 use precedent::revise::Memory;
+use precedent::search::Limits;
 
 /// A position to evaluate on: what the human played there.
 #[derive(Clone, Debug)]
@@ -626,16 +627,16 @@ impl Budget {
         }
     }
 
-    fn limits(self) -> ThinkLimits<'static> {
+    fn limits(self) -> Limits<'static> {
         match self {
-            Budget::Unlimited => ThinkLimits::default(),
-            Budget::Movetime(t) => ThinkLimits {
+            Budget::Unlimited => Limits::default(),
+            Budget::Movetime(t) => Limits {
                 deadline: Some(Instant::now() + t),
-                ..ThinkLimits::default()
+                ..Limits::default()
             },
-            Budget::Depth(d) => ThinkLimits {
+            Budget::Depth(d) => Limits {
                 max_depth: Some(d),
-                ..ThinkLimits::default()
+                ..Limits::default()
             },
         }
     }

@@ -20,7 +20,7 @@
 use std::fmt;
 
 use precedent::pgn::{InputError, Mover, Selection, for_each_game};
-use precedent::revise::evaluate::{
+use precedent::search::evaluate::{
     N_TERMS, TABLE_ENTRIES, Terms, WEIGHTS, Weights, table_entry, tables, term, terms,
 };
 use rayon::prelude::*;
@@ -348,7 +348,7 @@ pub enum EvalFitError {
 
 /// What `fit-eval` found: the fit, with the positions it used and the agreement with
 /// Stockfish's side before and after. Its text is the fitted weights and tables as Rust, to
-/// paste over `WEIGHTS` and the `MG_…`/`EG_…` tables in `engine/src/revise/evaluate.rs`.
+/// paste over `WEIGHTS` and the `MG_…`/`EG_…` tables in `engine/src/search/evaluate.rs`.
 #[derive(Clone, Debug)]
 pub struct EvalFitReport {
     /// Games read.
@@ -504,7 +504,7 @@ pub fn agreement(samples: &[Sample], weights: &Weights, tables: &Tables) -> f64 
 mod tests {
     use super::*;
     use precedent::position::parse_fen;
-    use precedent::revise::evaluate::{WEIGHTS, evaluate_with, tables};
+    use precedent::search::evaluate::{WEIGHTS, evaluate_with, tables};
 
     #[test]
     fn a_quiet_eval_is_the_evaluation_before_a_quiet_move_within_the_limit() {
@@ -637,9 +637,9 @@ mod tests {
         let start = tables();
         let fitted = fit(&samples, &WEIGHTS, &start, how);
         assert!(fitted.after.0 < fitted.before.0);
-        let d5 = precedent::revise::evaluate::table_entry(0, 1, 35).0;
+        let d5 = precedent::search::evaluate::table_entry(0, 1, 35).0;
         assert!(fitted.tables[d5].0 + fitted.tables[d5].1 > start[d5].0 + start[d5].1);
-        let h1_knight = precedent::revise::evaluate::table_entry(0, 1, 7).0;
+        let h1_knight = precedent::search::evaluate::table_entry(0, 1, 7).0;
         assert_eq!(fitted.tables[h1_knight], start[h1_knight]);
     }
 }

@@ -24,11 +24,11 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::eval::{Sample, log_likelihood, paired_delta, wilson};
-use precedent::adapt::reuse::{ReuseLimits, reuse};
+use precedent::adapt::reuse::reuse;
 use precedent::casebase::patterns::{LastMove, MoveContext};
 use precedent::casebase::{CaseBase, CaseBaseError};
 use precedent::engine::config::{EngineConfig, Level};
-use precedent::engine::{ThinkLimits, judge_position};
+use precedent::engine::judge_position;
 use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards};
 use precedent::model::network::Network;
 use precedent::model::{
@@ -36,8 +36,9 @@ use precedent::model::{
 };
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
-use precedent::revise::search::Iteration;
-use precedent::revise::{Evaluation, Memory};
+use precedent::search::Iteration;
+use precedent::search::Limits;
+use precedent::search::{Evaluation, Memory};
 
 /// What is gathered for one position: the position, the human's move, the nearest cases'
 /// votes, and the search's values of every move at every iteration. The case base's other
@@ -169,9 +170,9 @@ pub fn gather(
         .filter_map(|(i, (s, test))| {
             let mut cfg = cfg.clone();
             cfg.reuse.seed = Some(tie_key(seed, i));
-            let limits = ThinkLimits {
+            let limits = Limits {
                 deadline: Some(Instant::now() + movetime),
-                ..ThinkLimits::default()
+                ..Limits::default()
             };
             let judged = FIT_TT.with_borrow_mut(|tt| {
                 tt.clear();
@@ -194,7 +195,7 @@ pub fn gather(
                     one,
                     pos,
                     &cfg.reuse,
-                    ReuseLimits::default(),
+                    Limits::default(),
                     CastlingMode::Standard,
                 )
                 .ok()

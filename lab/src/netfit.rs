@@ -14,8 +14,8 @@
 
 use precedent::pgn::GameResult;
 use precedent::pgn::{InputError, Selection, for_each_game};
-use precedent::revise::evaluate::evaluate;
-use precedent::revise::nnue::{HIDDEN, INPUTS, Network, NetworkError, QB, SCALE, feature};
+use precedent::search::evaluate::evaluate;
+use precedent::search::nnue::{HIDDEN, INPUTS, Network, NetworkError, QB, SCALE, feature};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -681,8 +681,8 @@ mod tests {
             v.iter_mut()
                 .for_each(|w| *w = (*w * q as f32).round() / q as f32)
         };
-        grid(&mut net.ft, precedent::revise::nnue::QA);
-        grid(&mut net.ft_bias, precedent::revise::nnue::QA);
+        grid(&mut net.ft, precedent::search::nnue::QA);
+        grid(&mut net.ft_bias, precedent::search::nnue::QA);
         grid(&mut net.out, QB);
         let q = net.network();
         for fen in [
@@ -698,7 +698,7 @@ mod tests {
 
     #[test]
     fn a_network_dequantised_quantises_back_to_itself() {
-        let net = precedent::revise::nnue::embedded();
+        let net = precedent::search::nnue::embedded();
         let again = Trainee::from_network(net).network();
         assert!(again.to_bytes() == net.to_bytes());
     }

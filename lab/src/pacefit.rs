@@ -9,13 +9,14 @@
 use std::collections::BTreeMap;
 
 use nalgebra::{DMatrix, DVector};
-use precedent::adapt::reuse::{ReuseConfig, ReuseLimits, reuse};
+use precedent::adapt::reuse::{ReuseConfig, reuse};
 use precedent::casebase::CaseBase;
 use precedent::casebase::build::is_held_out;
 use precedent::engine::pace::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
 };
 use precedent::pgn::{InputError, Selection, for_each_game};
+use precedent::search::Limits;
 use rand::SeedableRng;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -159,14 +160,8 @@ fn rows(timed: &[Timed], cb: Option<&CaseBase>) -> Vec<Row> {
         .par_iter()
         .map(|t| {
             let cases = cb.and_then(|cb| {
-                let decision = reuse(
-                    cb,
-                    &t.pos,
-                    &cfg,
-                    ReuseLimits::default(),
-                    CastlingMode::Standard,
-                )
-                .ok()?;
+                let decision =
+                    reuse(cb, &t.pos, &cfg, Limits::default(), CastlingMode::Standard).ok()?;
                 let clocks = decision.cases.iter().filter_map(|c| cb.case_clock(c.index));
                 cases_time(clocks, t.clock.left)
             });

@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use precedent::adapt::reuse::NoLegalMove;
 use precedent::engine::explain::{report, to_json};
-use precedent::engine::{ThinkLimits, think};
+use precedent::engine::think;
 use precedent::revise::Memory;
+use precedent::search::Limits;
 use shakmaty::{CastlingMode, Chess};
 
 use precedent_lab::reasoner::ReasonerArgs;
@@ -52,9 +53,9 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     let cb = args.reasoner.casebase()?;
-    let limits = ThinkLimits {
+    let limits = Limits {
         deadline: Some(Instant::now() + Duration::from_millis(args.movetime)),
-        ..ThinkLimits::default()
+        ..Limits::default()
     };
     let mut tt = Memory::default();
     let thought = match think(&cb, &game, &cfg, limits, CastlingMode::Standard, &mut tt) {

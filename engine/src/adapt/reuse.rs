@@ -3,7 +3,6 @@
 //! everything needed to explain it.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -15,6 +14,7 @@ use crate::casebase::{CaseBase, position_key};
 use crate::pgn::GameHeader;
 use crate::position::legal_moves_within;
 use crate::retrieve::{Mode, ScanLimits, retrieve, segments};
+use crate::search::Limits;
 
 /// How the cases are retrieved and reused.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
@@ -46,17 +46,6 @@ impl Default for ReuseConfig {
             seed: None,
         }
     }
-}
-
-/// When a decision must be ready.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ReuseLimits<'a> {
-    /// Stop scanning at this instant and decide on what was found.
-    pub deadline: Option<Instant>,
-    /// Stop scanning when this is set.
-    pub stop: Option<&'a AtomicBool>,
-    /// Consider only these moves (UCI `searchmoves`); ignored when none of them is legal.
-    pub moves: Option<&'a [Move]>,
 }
 
 /// A case that took part in a decision, in the current position's orientation.
@@ -210,7 +199,7 @@ pub fn reuse(
     cb: &CaseBase,
     pos: &Chess,
     cfg: &ReuseConfig,
-    limits: ReuseLimits<'_>,
+    limits: Limits<'_>,
     castling: CastlingMode,
 ) -> Result<Decision, NoLegalMove> {
     let started = Instant::now();

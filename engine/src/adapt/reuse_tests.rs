@@ -46,7 +46,7 @@ fn start_position_replays_one_of_the_exact_cases() {
             &cb,
             &Chess::default(),
             &config(1, Mode::Normalised, seed),
-            ReuseLimits::default(),
+            Limits::default(),
             CastlingMode::Standard,
         )
         .expect("a move");
@@ -72,7 +72,7 @@ fn black_to_move_is_mirrored_to_the_movers_view() {
         &cb,
         &after_e4,
         &config(32, Mode::Normalised, 1),
-        ReuseLimits::default(),
+        Limits::default(),
         CastlingMode::Standard,
     )
     .expect("a move");
@@ -103,7 +103,7 @@ fn thesis_mode_retrieves_cases_of_the_other_side() {
         &cb,
         &black_first,
         &config(1, Mode::Thesis, 3),
-        ReuseLimits::default(),
+        Limits::default(),
         CastlingMode::Standard,
     )
     .expect("a move");
@@ -131,7 +131,7 @@ fn votes_sum_to_one_share_and_favour_the_most_supported_move() {
         &cb,
         &Chess::default(),
         &config(27, Mode::Normalised, 5),
-        ReuseLimits::default(),
+        Limits::default(),
         CastlingMode::Standard,
     )
     .expect("a move");
@@ -152,7 +152,7 @@ fn checkmate_and_stalemate_have_no_move() {
     let mated = pos("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
     let stale = pos("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
     let cfg = config(4, Mode::Normalised, 0);
-    let lim = ReuseLimits::default();
+    let lim = Limits::default();
     assert_eq!(
         reuse(&cb, &mated, &cfg, lim, CastlingMode::Standard).err(),
         Some(NoLegalMove::Checkmate)

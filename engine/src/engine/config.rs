@@ -8,7 +8,8 @@ use crate::adapt::reuse::ReuseConfig;
 use crate::engine::pace::PaceModel;
 use crate::engine::settings::{Origin, ParamsError, check_file, validate};
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
-use crate::revise::{Evaluation, ReviseConfig};
+use crate::revise::ReviseConfig;
+use crate::search::Evaluation;
 
 /// How the engine picks its move among the legal ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -8,12 +8,11 @@ pub mod pace;
 pub mod settings;
 pub mod timeman;
 
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use shakmaty::{CastlingMode, Move, Position};
 
-use crate::adapt::reuse::{Decision, NoLegalMove, ReuseLimits, expected_to_cp, reuse};
+use crate::adapt::reuse::{Decision, NoLegalMove, expected_to_cp, reuse};
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
 use crate::engine::config::{EngineConfig, Level, Style};
@@ -21,8 +20,9 @@ use crate::model::{
     Evidence, FIRST_MOVE_FEATURE, FIRST_SEARCH_FEATURE, N_FEATURES, evidence, most_probable,
 };
 use crate::position::{Game, legal_moves_within};
-use crate::revise::search::{RootResult, mate_in};
-use crate::revise::{Memory, ReviseLimits, Revised, analyse, revise, search_best};
+use crate::revise::{Memory, Revised, analyse, revise, search_best};
+use crate::search::Limits;
+use crate::search::{RootResult, mate_in};
 
 /// Search depth when a caller gives no limit of any kind.
 pub(crate) const UNLIMITED_DEPTH: u32 = 6;
@@ -33,29 +33,6 @@ pub(crate) const RETRIEVAL_SHARE: f64 = 0.4;
 /// Share of the budget the `best` style keeps for the cases after its search (the scan, and
 /// the checks of the candidates voted above the search's move).
 pub(crate) const CASES_SHARE: f64 = 0.05;
-
-/// When a move must be ready.
-#[derive(Clone, Copy, Default)]
-pub struct ThinkLimits<'a> {
-    /// The move is due at this instant (`None`: no clock).
-    pub deadline: Option<Instant>,
-    /// When the move should be ready, if the clock leaves a choice (the `best` style scales it
-    /// by how settled its search is; the move model's styles think until twice it).
-    pub optimum: Option<Instant>,
-    /// How many principal lines the `best` style's search keeps exact (UCI `MultiPV`; 0 or 1:
-    /// one).
-    pub multipv: usize,
-    /// Stop as soon as possible when set (UCI `stop`).
-    pub stop: Option<&'a AtomicBool>,
-    /// Consider only these moves (UCI `searchmoves`).
-    pub moves: Option<&'a [Move]>,
-    /// Deepest search iteration (UCI `go depth`).
-    pub max_depth: Option<u32>,
-    /// Search node limit (UCI `go nodes`).
-    pub max_nodes: Option<u64>,
-    /// Called after every completed search iteration.
-    pub progress: Option<&'a (dyn Fn(&crate::revise::search::RootResult) + Sync)>,
-}
 
 /// An engine score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -225,31 +202,25 @@ pub struct Thought {
     pub elapsed: Duration,
 }
 
-/// The limits of the search after retrieval: half the remaining time as the soft limit (no
-/// new iteration would finish), the deadline as the hard one, and a depth cap when nothing else
-/// would end it. `history`: the game's positions a repetition could return to.
-fn revise_limits<'a>(limits: &ThinkLimits<'a>, history: &'a [u64]) -> ReviseLimits<'a> {
+/// The move model's search after retrieval: the optimum at half the remaining time (no new
+/// iteration would finish after it), and [`depth_cap`].
+fn model_limits<'a>(limits: &Limits<'a>) -> Limits<'a> {
     let now = Instant::now();
-    let soft = limits
-        .deadline
-        .map(|d| now + d.saturating_duration_since(now).mul_f64(0.5));
-    let unlimited = limits.deadline.is_none()
-        && limits.max_depth.is_none()
-        && limits.max_nodes.is_none()
-        && limits.stop.is_none();
-    ReviseLimits {
-        soft,
-        hard: limits.deadline,
-        stop: limits.stop,
-        max_depth: if unlimited {
-            Some(UNLIMITED_DEPTH)
-        } else {
-            limits.max_depth
-        },
-        max_nodes: limits.max_nodes,
-        moves: limits.moves,
-        progress: limits.progress,
-        history,
+    Limits {
+        optimum: limits
+            .deadline
+            .map(|d| now + d.saturating_duration_since(now).mul_f64(0.5)),
+        max_depth: depth_cap(limits),
+        ..*limits
+    }
+}
+
+/// The search's depth limit: [`UNLIMITED_DEPTH`] when nothing else would end it.
+fn depth_cap(limits: &Limits<'_>) -> Option<u32> {
+    if limits.unbounded() {
+        Some(UNLIMITED_DEPTH)
+    } else {
+        limits.max_depth
     }
 }
 
@@ -264,7 +235,7 @@ pub fn think(
     cb: &CaseBase,
     game: &Game,
     cfg: &EngineConfig,
-    limits: ThinkLimits<'_>,
+    limits: Limits<'_>,
     castling: CastlingMode,
     memory: &mut Memory,
 ) -> Result<Thought, NoLegalMove> {
@@ -277,7 +248,7 @@ pub fn think(
         return think_best(cb, game, cfg, &limits, castling, memory, started);
     }
     // The move model's styles think until twice the optimum, as they were calibrated.
-    let limits = ThinkLimits {
+    let limits = Limits {
         deadline: match (limits.deadline, limits.optimum) {
             (Some(d), Some(o)) => Some(d.min(o + o.saturating_duration_since(started))),
             (d, _) => d,
@@ -329,7 +300,7 @@ fn think_best(
     cb: &CaseBase,
     game: &Game,
     cfg: &EngineConfig,
-    limits: &ThinkLimits<'_>,
+    limits: &Limits<'_>,
     castling: CastlingMode,
     memory: &mut Memory,
     started: Instant,
@@ -346,20 +317,16 @@ fn think_best(
     let reserve = limits
         .deadline
         .map(|d| d.saturating_duration_since(started).mul_f64(CASES_SHARE));
-    let mut search_limits = revise_limits(limits, &game.history);
-    search_limits.soft = limits.optimum;
-    search_limits.hard = limits.deadline.zip(reserve).map(|(d, r)| d - r);
-    let result = search_best(
-        pos,
-        &cfg.revise,
-        search_limits,
-        limits.multipv.max(1),
-        memory,
-    );
-    let reuse_limits = |deadline: Option<Instant>| ReuseLimits {
+    let search_limits = Limits {
+        deadline: limits.deadline.zip(reserve).map(|(d, r)| d - r),
+        max_depth: depth_cap(limits),
+        ..*limits
+    };
+    let result = search_best(game, &cfg.revise, search_limits, memory);
+    let reuse_limits = |deadline: Option<Instant>| Limits {
         deadline,
         stop: None,
-        moves: limits.moves,
+        ..*limits
     };
     let Some(result) = result else {
         // Not even depth 1 in time: the cases decide alone.
@@ -390,13 +357,13 @@ fn think_best(
             reuse(cb, pos, &cfg.reuse, reuse_limits(deadline), castling)?
         }
     };
-    let check_limits = ReviseLimits {
-        soft: None,
-        hard: limits.deadline,
-        ..revise_limits(limits, &game.history)
+    let check_limits = Limits {
+        optimum: None,
+        max_depth: depth_cap(limits),
+        ..*limits
     };
     let revised = revise(
-        pos,
+        game,
         decided.is_none().then_some(&decision),
         &result,
         &cfg.revise,
@@ -421,7 +388,7 @@ pub fn judge_position(
     cb: &CaseBase,
     game: &Game,
     cfg: &EngineConfig,
-    limits: ThinkLimits<'_>,
+    limits: Limits<'_>,
     castling: CastlingMode,
     memory: &mut Memory,
 ) -> Result<(Decision, Judgement), NoLegalMove> {
@@ -436,7 +403,7 @@ fn retrieve_and_reuse(
     cb: &CaseBase,
     pos: &shakmaty::Chess,
     cfg: &EngineConfig,
-    limits: &ThinkLimits<'_>,
+    limits: &Limits<'_>,
     castling: CastlingMode,
     revising: bool,
 ) -> Result<Decision, NoLegalMove> {
@@ -453,10 +420,9 @@ fn retrieve_and_reuse(
         cb,
         pos,
         &cfg.reuse,
-        ReuseLimits {
+        Limits {
             deadline,
-            stop: limits.stop,
-            moves: limits.moves,
+            ..*limits
         },
         castling,
     )
@@ -469,20 +435,14 @@ fn judge(
     game: &Game,
     decision: &Decision,
     cfg: &EngineConfig,
-    limits: &ThinkLimits<'_>,
+    limits: &Limits<'_>,
     memory: &mut Memory,
 ) -> Judgement {
     let pos = &game.position;
     let legal = legal_moves_within(pos, limits.moves);
     // The cases' candidates first: the search's first window comes from a likely move.
     let root = crate::revise::root_order(decision.candidates.iter().map(|c| c.mv), &legal);
-    let search = analyse(
-        pos,
-        &root,
-        &cfg.revise,
-        revise_limits(limits, &game.history),
-        memory,
-    );
+    let search = analyse(game, &root, &cfg.revise, model_limits(limits), memory);
     let ctx = MoveContext {
         ply: game.ply(),
         last: LastMove::of(game.last_move.as_ref(), pos.turn()),

@@ -15,7 +15,7 @@ use std::fmt;
 use crate::adapt::Weights;
 use crate::engine::config::{EngineConfig, Style};
 use crate::retrieve::Mode;
-use crate::revise::Evaluation;
+use crate::search::Evaluation;
 use crate::words::Words;
 
 /// A setting's type and range (inclusive).

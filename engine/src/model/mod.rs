@@ -33,7 +33,7 @@ use shakmaty::{Chess, Color, FromSetup, Move, Position};
 
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{FAMILIES, Family, MoveContext, PatternTable, move_patterns};
-use crate::revise::search::{Iteration, MATE_BOUND};
+use crate::search::{Iteration, MATE_BOUND};
 
 /// The features, in the order of every evidence vector: what the case base says (its pattern
 /// families, the nearest cases' vote, the exact position, its policy), what the move is (its

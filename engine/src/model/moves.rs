@@ -7,7 +7,7 @@
 use shakmaty::{Chess, Color, Move, Position, Role};
 
 use crate::casebase::patterns::LastMove;
-use crate::revise::see::see;
+use crate::search::see::see;
 
 /// A role's value in pawns (the king 0: it is never taken).
 fn pawns(role: Role) -> f64 {

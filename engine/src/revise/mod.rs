@@ -3,24 +3,16 @@
 //! candidate whose value is within a tolerance of the best value found, and the search's own
 //! best move only when every candidate is refuted.
 
-pub mod evaluate;
-pub mod history;
-pub mod nnue;
-pub mod picker;
-pub mod search;
-pub mod see;
-pub mod tt;
-
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::adapt::reuse::Decision;
-use crate::position::{legal_moves_within, san};
-pub use search::Memory;
-use search::{RootValue, SearchLimits, Searcher, mate_in};
+use crate::position::{Game, legal_moves_within, san};
+use crate::search::Evaluation;
+pub use crate::search::Memory;
+use crate::search::{Limits, RootValue, Searcher, Setup, mate_in};
 
 /// The revise stage's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
@@ -39,36 +31,6 @@ pub struct ReviseConfig {
     pub margin: i32,
     /// The static evaluation the search uses.
     pub eval: Evaluation,
-}
-
-/// The search's static evaluation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Evaluation {
-    /// The network, except for a level that names the evaluation it was fitted and calibrated
-    /// on.
-    #[default]
-    Auto,
-    /// The network ([`nnue`], the embedded `nets/default.nnue`) everywhere.
-    Network,
-    /// The hand-made evaluation ([`evaluate`]) everywhere.
-    Classic,
-}
-
-crate::words::words!(Evaluation, "evaluation", [
-    Auto => "auto",
-    Network => "network",
-    Classic => "classic",
-]);
-
-impl Evaluation {
-    /// Whether the search uses the network.
-    pub fn network(self) -> bool {
-        match self {
-            Evaluation::Auto | Evaluation::Network => true,
-            Evaluation::Classic => false,
-        }
-    }
 }
 
 /// Tolerance measured with `eval --judge` (500 held-out positions, movers 1400–1799, 100 ms,
@@ -148,40 +110,18 @@ pub struct Revised {
     pub elapsed_ms: f64,
 }
 
-/// Limits of one revision.
-#[derive(Clone, Copy, Default)]
-pub struct ReviseLimits<'a> {
-    /// Start no new iteration after this instant.
-    pub soft: Option<Instant>,
-    /// Abort the search at this instant.
-    pub hard: Option<Instant>,
-    /// Abort when set (UCI `stop`).
-    pub stop: Option<&'a AtomicBool>,
-    /// Deepest iteration (UCI `go depth`).
-    pub max_depth: Option<u32>,
-    /// Node limit (UCI `go nodes`).
-    pub max_nodes: Option<u64>,
-    /// Consider only these moves (UCI `searchmoves`).
-    pub moves: Option<&'a [Move]>,
-    /// Called after every completed search iteration.
-    pub progress: Option<&'a (dyn Fn(&search::RootResult) + Sync)>,
-    /// Keys of the game's positions a repetition could return to ([`SearchLimits::history`]).
-    pub history: &'a [u64],
-}
-
-/// Searches every move of `root` (legal moves of `pos`, the likeliest first) with exact values
+/// Searches every move of `root` (legal moves of `game`'s position, the likeliest first) with exact values
 /// for all those within `margin` centipawns of the best (within [`WIDE_MARGIN`] for the first
 /// [`WIDE_DEPTHS`] iterations, which cost little), at every iteration: what each move looks like
 /// after one, two, three plies and deeper, for the move model. `None` when not even depth 1
 /// completed.
 pub fn analyse(
-    pos: &Chess,
+    game: &Game,
     root: &[Move],
     cfg: &ReviseConfig,
-    limits: ReviseLimits<'_>,
+    limits: Limits<'_>,
     memory: &mut Memory,
-) -> Option<search::RootResult> {
-    let search_limits = search_limits(cfg, &limits);
+) -> Option<crate::search::RootResult> {
     let margin = cfg.margin;
     let tolerance = |depth: u32| {
         if depth <= WIDE_DEPTHS {
@@ -190,7 +130,12 @@ pub fn analyse(
             margin
         }
     };
-    Searcher::new(search_limits, memory).search_root(pos, root, root.len(), tolerance)
+    Searcher::new(setup(cfg, &game.history), limits, memory).search_root(
+        &game.position,
+        root,
+        root.len(),
+        tolerance,
+    )
 }
 
 /// Iterations of [`analyse`] that give every move within [`WIDE_MARGIN`] an exact value.
@@ -251,35 +196,25 @@ fn refutation(pos: &Chess, r: &RootValue, best: &RootValue, tolerance: i32) -> S
     }
 }
 
-/// The `best` style's search: every legal move (or `limits.moves`), `multipv` exact principal
-/// lines, under `limits`. `None` when not even depth 1 completed. The search reads and fills
-/// `memory`, which the caller keeps from move to move.
+/// The `best` style's search in `game`: every legal move (or `limits.moves`),
+/// `limits.multipv` exact principal lines, under `limits`. `None` when not even depth 1
+/// completed. The search reads and fills `memory`, which the caller keeps from move to move.
 pub fn search_best(
-    pos: &Chess,
+    game: &Game,
     cfg: &ReviseConfig,
-    limits: ReviseLimits<'_>,
-    multipv: usize,
+    limits: Limits<'_>,
     memory: &mut Memory,
-) -> Option<search::RootResult> {
-    let legal = legal_moves_within(pos, limits.moves);
-    Searcher::new(search_limits(cfg, &limits), memory).search_best(pos, &legal, multipv)
+) -> Option<crate::search::RootResult> {
+    let legal = legal_moves_within(&game.position, limits.moves);
+    Searcher::new(setup(cfg, &game.history), limits, memory).search_best(&game.position, &legal)
 }
 
-/// The search's limits.
-fn search_limits<'a>(cfg: &ReviseConfig, limits: &ReviseLimits<'a>) -> SearchLimits<'a> {
-    SearchLimits {
-        hard: limits.hard,
-        soft: limits.soft,
-        stop: limits.stop,
-        max_depth: limits
-            .max_depth
-            .unwrap_or(cfg.max_depth)
-            .min(cfg.max_depth)
-            .max(1),
-        max_nodes: limits.max_nodes,
-        progress: limits.progress,
-        history: limits.history,
+/// The search as `cfg` sets it up, in a game of `history`.
+fn setup<'a>(cfg: &ReviseConfig, history: &'a [u64]) -> Setup<'a> {
+    Setup {
         network: cfg.eval.network(),
+        history,
+        max_depth: cfg.max_depth,
     }
 }
 
@@ -307,15 +242,16 @@ fn proposals(decision: &Decision, cfg: &ReviseConfig) -> Vec<(Move, f64)> {
 /// tolerance 0: whether it ties the best); the candidates after the first accepted one need no
 /// check. `decision` is `None` when the cases were not consulted.
 pub fn revise(
-    pos: &Chess,
+    game: &Game,
     decision: Option<&Decision>,
-    result: &search::RootResult,
+    result: &crate::search::RootResult,
     cfg: &ReviseConfig,
-    limits: ReviseLimits<'_>,
+    limits: Limits<'_>,
     castling: CastlingMode,
     memory: &mut Memory,
 ) -> Revised {
     let started = Instant::now();
+    let pos = &game.position;
     let best = result.best.clone();
     let legal = legal_moves_within(pos, limits.moves);
     let tolerance = cfg.tolerance.max(0);
@@ -324,7 +260,7 @@ pub fn revise(
     let mut verdicts = Vec::new();
     let mut chosen: Option<RootValue> = None;
     // The check belongs to the search just made: its entries stay current.
-    let mut searcher = Searcher::resuming(search_limits(cfg, &limits), memory);
+    let mut searcher = Searcher::resuming(setup(cfg, &game.history), limits, memory);
     for (m, share) in candidates {
         if chosen.is_some() || !legal.contains(&m) {
             break;
@@ -507,14 +443,14 @@ mod tests {
         let pos = parse_fen(fen).expect("fen");
         let cfg = config(tolerance);
         let mut memory = Memory::new(1);
-        let result =
-            search_best(&pos, &cfg, ReviseLimits::default(), 1, &mut memory).expect("searched");
+        let game = Game::new(pos.clone());
+        let result = search_best(&game, &cfg, Limits::default(), &mut memory).expect("searched");
         revise(
-            &pos,
+            &game,
             Some(&decision(&pos, moves)),
             &result,
             &cfg,
-            ReviseLimits::default(),
+            Limits::default(),
             CastlingMode::Standard,
             &mut memory,
         )
@@ -547,8 +483,8 @@ mod tests {
         let pos = parse_fen(HANGING).expect("fen");
         let cfg = config(0);
         let mut memory = Memory::new(1);
-        let result =
-            search_best(&pos, &cfg, ReviseLimits::default(), 1, &mut memory).expect("searched");
+        let game = Game::new(pos.clone());
+        let result = search_best(&game, &cfg, Limits::default(), &mut memory).expect("searched");
         let best = result.best.mv.to_uci(CastlingMode::Standard).to_string();
         let r = run(
             HANGING,

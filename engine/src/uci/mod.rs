@@ -20,17 +20,18 @@ use std::time::{Duration, Instant};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
-use crate::adapt::reuse::{NoLegalMove, ReuseLimits, expected_to_cp, reuse};
+use crate::adapt::reuse::{NoLegalMove, expected_to_cp, reuse};
 use crate::casebase::{CaseBase, CaseBaseError};
 use crate::engine::config::EngineConfig;
 use crate::engine::explain::explain;
 use crate::engine::pace::{ClockMemory, HumanPlan, cases_time};
 use crate::engine::timeman::{Clock, plan};
-use crate::engine::{DecidedBy, EngineScore, ThinkLimits, Thought, think};
+use crate::engine::{DecidedBy, EngineScore, Thought, think};
 use crate::pgn::MoveClock;
 use crate::position::{Game, parse_fen, play_line};
 use crate::revise::Memory;
-use crate::revise::search::RootResult;
+use crate::search::Limits;
+use crate::search::RootResult;
 use command::{Command, GoParams, parse};
 use options::{Change, Options};
 
@@ -560,8 +561,8 @@ impl Job {
         }
     }
 
-    fn limits(&self) -> ThinkLimits<'_> {
-        ThinkLimits {
+    fn limits(&self) -> Limits<'_> {
+        Limits {
             deadline: self.deadline,
             optimum: self.optimum,
             multipv: self.multipv,
@@ -612,7 +613,7 @@ impl Job {
                 .line(),
             );
         };
-        let limits = ThinkLimits {
+        let limits = Limits {
             progress: Some(&report),
             ..self.limits()
         };
@@ -690,10 +691,10 @@ impl Job {
         }
         let mut next = self.game.position.clone();
         next.play_unchecked(t.mv);
-        let limits = ReuseLimits {
+        let limits = Limits {
             deadline: self.deadline,
             stop: Some(&self.shared.stop),
-            moves: None,
+            ..Limits::default()
         };
         let reply = self
             .pool

@@ -6,7 +6,7 @@ use crate::engine::config::EngineConfig;
 use crate::engine::settings::{
     Kind, ParamsError, SETTINGS, Setting, SettingError, Value, unknown, validate,
 };
-use crate::revise::tt::{DEFAULT_MB, MAX_MB};
+use crate::search::tt::{DEFAULT_MB, MAX_MB};
 
 /// Current option values.
 #[derive(Clone, Debug)]

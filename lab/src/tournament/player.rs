@@ -20,9 +20,10 @@ use precedent::engine::timeman::{Clock, plan};
 /// may add to a move when two games share two cores (Stockfish's default overhead). Without it
 /// a move that ran its whole budget late in a game could overstep a nearly empty clock.
 const IN_PROCESS_OVERHEAD: Duration = Duration::from_millis(10);
-use precedent::engine::{ThinkLimits, think};
+use precedent::engine::think;
 use precedent::position::Game;
 use precedent::revise::Memory;
+use precedent::search::Limits;
 
 /// A time control: base time and increment per move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,10 +300,10 @@ impl Live {
                     ..Clock::default()
                 };
                 let plan = plan(&clock, IN_PROCESS_OVERHEAD);
-                let limits = ThinkLimits {
+                let limits = Limits {
                     deadline: plan.map(|p| received + p.maximum),
                     optimum: plan.and_then(|p| p.optimum).map(|o| received + o),
-                    ..ThinkLimits::default()
+                    ..Limits::default()
                 };
                 match think(cb, game, config, limits, castling, tt) {
                     Ok(t) => Ok(Thought {

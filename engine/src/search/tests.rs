@@ -1,6 +1,6 @@
 use super::*;
 use crate::position::parse_fen;
-use crate::revise::evaluate::evaluate;
+use crate::search::evaluate::evaluate;
 use shakmaty::{CastlingMode, Color};
 
 fn uci(m: &Move) -> String {
@@ -14,10 +14,18 @@ fn find(pos: &Chess, text: &str) -> Move {
         .unwrap_or_else(|| panic!("{text} is not legal"))
 }
 
-fn limits(depth: u32) -> SearchLimits<'static> {
-    SearchLimits {
-        max_depth: depth,
-        ..SearchLimits::default()
+fn limits(depth: u32) -> Limits<'static> {
+    Limits {
+        max_depth: Some(depth),
+        ..Limits::default()
+    }
+}
+
+/// The hand-made evaluation, or the network.
+fn evaluated(network: bool) -> Setup<'static> {
+    Setup {
+        network,
+        ..Setup::default()
     }
 }
 
@@ -52,11 +60,7 @@ fn root_model(fen: &str, depth: u32, network: bool) -> (String, i32) {
     let pos = parse_fen(fen).expect("fen");
     let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
     let mut memory = Memory::new(1);
-    let limits = SearchLimits {
-        network,
-        ..limits(depth)
-    };
-    let mut s = Searcher::new(limits, &mut memory);
+    let mut s = Searcher::new(evaluated(network), limits(depth), &mut memory);
     let r = s.search_root(&pos, &moves, 0, |_| 0).expect("a result");
     assert_eq!(
         s.sums_checked > 0,
@@ -70,12 +74,8 @@ fn root_best(fen: &str, depth: u32, network: bool) -> (String, i32) {
     let pos = parse_fen(fen).expect("fen");
     let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
     let mut memory = Memory::new(1);
-    let limits = SearchLimits {
-        network,
-        ..limits(depth)
-    };
-    let mut s = Searcher::new(limits, &mut memory);
-    let r = s.search_best(&pos, &moves, 1).expect("a result");
+    let mut s = Searcher::new(evaluated(network), limits(depth), &mut memory);
+    let r = s.search_best(&pos, &moves).expect("a result");
     assert_eq!(
         s.sums_checked > 0,
         network,
@@ -163,14 +163,11 @@ fn a_return_to_a_position_of_the_game_is_a_draw() {
     let back = find(&game.position, "g8h8");
     let value = |history: &[u64]| {
         let mut memory = Memory::new(1);
-        let mut s = Searcher::new(
-            SearchLimits {
-                max_depth: 4,
-                history,
-                ..SearchLimits::default()
-            },
-            &mut memory,
-        );
+        let setup = Setup {
+            history,
+            ..Setup::default()
+        };
+        let mut s = Searcher::new(setup, limits(4), &mut memory);
         let r = s.search_root(&game.position, &[back], 1, |_| 0);
         r.expect("result").values[0].value
     };
@@ -183,14 +180,14 @@ fn quiescence_resolves_a_hanging_piece_exchange() {
     // White to move: Qxd5?? loses the queen to e6xd5; the quiet search sees it.
     let pos = parse_fen("4k3/8/4p3/3n4/8/8/3Q4/4K3 w - - 0 1").expect("fen");
     let mut memory = Memory::new(1);
-    let mut s = Searcher::new(limits(1), &mut memory);
+    let mut s = Searcher::new(Setup::default(), limits(1), &mut memory);
     let qxd5 = find(&pos, "d2d5");
     let r = s.search_root(&pos, &[qxd5], 1, |_| 10_000).expect("result");
     // After Qxd5 exd5 White has a bare king against king and pawn (about -100); the
     // capture alone would have looked like +900.
     assert!(r.values[0].value < 0, "value {}", r.values[0].value);
     // Stand pat: the position itself is worth about a queen minus a knight and a pawn.
-    let mut s = Searcher::new(SearchLimits::default(), &mut memory);
+    let mut s = Searcher::new(Setup::default(), Limits::default(), &mut memory);
     assert!(s.quiesce(&pos, key(&pos), -INF, INF, 0) > 400);
 }
 
@@ -228,7 +225,7 @@ fn a_node_whose_first_moves_are_mated_does_not_return_a_mate_score() {
             .histories
             .update_quiet(Color::Black, &re1, [None, None], 1000);
     }
-    let mut s = Searcher::new(limits(8), &mut memory);
+    let mut s = Searcher::new(Setup::default(), limits(8), &mut memory);
     s.tt.store(hash, Some(find(&pos, "a5b3")), 0, None, 0, Bound::Upper);
     s.start_iteration(&pos, 0);
     let alpha = evaluate(&pos) - 50;
@@ -248,7 +245,7 @@ fn a_root_move_that_fails_low_on_its_second_look_is_not_exact() {
     let mut after = pos.clone();
     after.play_unchecked(qxd5);
     let mut memory = Memory::new(1);
-    let mut s = Searcher::new(limits(2), &mut memory);
+    let mut s = Searcher::new(Setup::default(), limits(2), &mut memory);
     s.tt.store(key(&after), None, -1000, None, 60, Bound::Upper);
     let r = s.search_root(&pos, &[kd1, qxd5], 1, |_| 0).expect("result");
     let q = &r.values[1];
@@ -263,8 +260,12 @@ fn multipv_gives_distinct_exact_lines_best_first() {
         .expect("fen");
     let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
     let mut memory = Memory::new(4);
-    let mut s = Searcher::new(limits(6), &mut memory);
-    let r = s.search_best(&pos, &moves, 4).expect("result");
+    let four = Limits {
+        multipv: 4,
+        ..limits(6)
+    };
+    let mut s = Searcher::new(Setup::default(), four, &mut memory);
+    let r = s.search_best(&pos, &moves).expect("result");
     assert_eq!(r.values.len(), 4);
     let mut seen: Vec<Move> = r.values.iter().map(|l| l.mv).collect();
     seen.dedup();
@@ -276,8 +277,8 @@ fn multipv_gives_distinct_exact_lines_best_first() {
     assert_eq!(r.best, r.values[0]);
     // The single best line agrees with the first of four.
     let mut memory = Memory::new(4);
-    let mut s = Searcher::new(limits(6), &mut memory);
-    let one = s.search_best(&pos, &moves, 1).expect("result");
+    let mut s = Searcher::new(Setup::default(), limits(6), &mut memory);
+    let one = s.search_best(&pos, &moves).expect("result");
     assert!(
         (one.best.value - r.best.value).abs() <= 30,
         "{} {}",
@@ -292,15 +293,15 @@ fn an_interrupted_search_still_answers_with_its_last_iteration() {
     let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
     let mut memory = Memory::new(4);
     let mut s = Searcher::new(
-        SearchLimits {
-            max_depth: 64,
+        Setup::default(),
+        Limits {
             max_nodes: Some(20_000),
-            ..SearchLimits::default()
+            ..Limits::default()
         },
         &mut memory,
     );
     let r = s
-        .search_best(&pos, &moves, 1)
+        .search_best(&pos, &moves)
         .expect("depth 1 finishes within 20,000 nodes");
     assert!(r.depth >= 3, "{}", r.depth);
     assert!(moves.contains(&r.best.mv));
@@ -313,8 +314,8 @@ fn a_candidate_is_checked_against_a_floor() {
     let pos = parse_fen("4k3/8/4p3/3n4/8/8/3Q4/4K3 w - - 0 1").expect("fen");
     let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
     let mut memory = Memory::new(1);
-    let mut s = Searcher::new(limits(5), &mut memory);
-    let r = s.search_best(&pos, &moves, 1).expect("result");
+    let mut s = Searcher::new(Setup::default(), limits(5), &mut memory);
+    let r = s.search_best(&pos, &moves).expect("result");
     let (ok, _) = s
         .at_least(&pos, find(&pos, "d2d5"), r.depth, r.best.value)
         .expect("not stopped");
@@ -342,16 +343,17 @@ fn a_principal_variation_ends_where_it_returns_to_a_position_of_the_game() {
     let mut memory = Memory::new(1);
     let start = parse_fen("6k1/8/8/8/8/8/5PPP/R5K1 b - - 0 1").expect("fen");
     let first: Vec<Move> = start.legal_moves().into_iter().collect();
-    Searcher::new(limits(6), &mut memory).search_best(&start, &first, 4);
-    let mut s = Searcher::new(
-        SearchLimits {
-            max_depth: 6,
-            history: &game.history,
-            ..SearchLimits::default()
-        },
-        &mut memory,
-    );
-    let r = s.search_best(&game.position, &moves, 4).expect("result");
+    let lines = Limits {
+        multipv: 4,
+        ..limits(6)
+    };
+    Searcher::new(Setup::default(), lines, &mut memory).search_best(&start, &first);
+    let setup = Setup {
+        history: &game.history,
+        ..Setup::default()
+    };
+    let mut s = Searcher::new(setup, lines, &mut memory);
+    let r = s.search_best(&game.position, &moves).expect("result");
     for line in &r.values {
         let mut p = game.position.clone();
         for (i, m) in line.pv.iter().enumerate() {
@@ -377,18 +379,20 @@ fn a_principal_variation_ends_at_the_fifty_move_rule() {
     let late = parse_fen("8/8/4k3/8/8/4K3/8/R7 w - - 98 80").expect("fen");
     let moves: Vec<Move> = late.legal_moves().into_iter().collect();
     for network in [false, true] {
-        let limits = SearchLimits {
-            network,
+        let setup = evaluated(network);
+        let limits = Limits {
+            multipv: 3,
             ..limits(8)
         };
         let mut memory = Memory::new(1);
-        Searcher::new(limits, &mut memory).search_best(&fresh, &moves, 3);
-        let r = Searcher::new(limits, &mut memory)
-            .search_best(&late, &moves, 3)
+        Searcher::new(setup, limits, &mut memory).search_best(&fresh, &moves);
+        let r = Searcher::new(setup, limits, &mut memory)
+            .search_best(&late, &moves)
             .expect("a result");
         let mut memory = Memory::new(1);
-        Searcher::new(limits, &mut memory).search_root(&fresh, &moves, moves.len(), |_| 1000);
-        let s = Searcher::new(limits, &mut memory)
+        Searcher::new(setup, limits, &mut memory)
+            .search_root(&fresh, &moves, moves.len(), |_| 1000);
+        let s = Searcher::new(setup, limits, &mut memory)
             .search_root(&late, &moves, moves.len(), |_| 1000)
             .expect("a result");
         for line in r.values.iter().chain(&s.values) {
@@ -404,17 +408,14 @@ fn both_roots_stop_the_same_iteration_after_a_mate() {
     let pos = parse_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1").expect("fen");
     let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
     for network in [false, true] {
-        let limits = SearchLimits {
-            network,
-            ..limits(30)
-        };
+        let (setup, limits) = (evaluated(network), limits(30));
         let mut memory = Memory::new(1);
-        let model = Searcher::new(limits, &mut memory)
+        let model = Searcher::new(setup, limits, &mut memory)
             .search_root(&pos, &moves, moves.len(), |_| 50)
             .expect("a result");
         let mut memory = Memory::new(1);
-        let best = Searcher::new(limits, &mut memory)
-            .search_best(&pos, &moves, 1)
+        let best = Searcher::new(setup, limits, &mut memory)
+            .search_best(&pos, &moves)
             .expect("a result");
         for r in [&model, &best] {
             assert_eq!(uci(&r.best.mv), "d1d8");

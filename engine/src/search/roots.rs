@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use shakmaty::{Chess, Move, Position};
 
 use super::params;
+use super::picker::{is_tactical, mvv_lva, table_move};
 use super::{INF, Iteration, Line, MATE, MATE_BOUND, RootResult, RootValue, Searcher};
 use crate::position::key;
-use crate::revise::picker::{is_tactical, mvv_lva, table_move};
 
 /// What one iteration gave the driver.
 enum Pass {
@@ -51,7 +51,7 @@ impl Searcher<'_, '_> {
     /// nothing.
     fn deepen(&mut self, root: &mut impl Root) -> Option<RootResult> {
         let mut last: Option<RootResult> = None;
-        for depth in 1..=self.limits.max_depth.max(1) {
+        for depth in 1..=self.max_depth {
             if let Some(r) = &last
                 && !root.next(self, r)
             {
@@ -103,15 +103,10 @@ impl Searcher<'_, '_> {
     }
 
     /// The `best` style's search: iterative deepening over every move of `root_moves` (legal
-    /// moves of `pos`) with aspiration windows, `multipv` exact principal lines, the best move
-    /// of an iteration cut short kept when its search finished. Returns `None` if not even depth
-    /// 1 completed.
-    pub fn search_best(
-        &mut self,
-        pos: &Chess,
-        root_moves: &[Move],
-        multipv: usize,
-    ) -> Option<RootResult> {
+    /// moves of `pos`) with aspiration windows, [`Limits::multipv`](super::Limits::multipv)
+    /// exact principal lines, the best move of an iteration cut short kept when its search
+    /// finished. Returns `None` if not even depth 1 completed.
+    pub fn search_best(&mut self, pos: &Chess, root_moves: &[Move]) -> Option<RootResult> {
         if root_moves.is_empty() {
             return None;
         }
@@ -144,12 +139,12 @@ impl Searcher<'_, '_> {
         self.deepen(&mut BestRoot {
             pos,
             hash,
-            multipv: multipv.clamp(1, root_moves.len()),
+            multipv: self.limits.multipv.clamp(1, root_moves.len()),
             lines,
             started,
             optimum: self
                 .limits
-                .soft
+                .optimum
                 .map(|s| s.saturating_duration_since(started)),
             stable: 0,
             previous_best: None,
@@ -289,7 +284,7 @@ impl<F: Fn(u32) -> i32> ModelRoot<'_, F> {
 
 impl<F: Fn(u32) -> i32> Root for ModelRoot<'_, F> {
     fn next(&self, searcher: &Searcher<'_, '_>, _last: &RootResult) -> bool {
-        searcher.limits.soft.is_none_or(|t| Instant::now() < t)
+        searcher.limits.optimum.is_none_or(|t| Instant::now() < t)
     }
 
     fn iterate(

@@ -2,9 +2,9 @@
 //! iterative deepening under a deadline, and a transposition table on Zobrist keys (also in
 //! quiescence, which keeps the static evaluation there too).
 //!
-//! Move ordering ([`super::picker`]): the table's move, good captures by victim and capture
+//! Move ordering ([`picker`]): the table's move, good captures by victim and capture
 //! history, killers, quiet moves by butterfly and continuation history, losing captures. The
-//! histories ([`super::history`]) live from move to move of a game.
+//! histories ([`history`]) live from move to move of a game.
 //!
 //! Selectivity: at non-PV nodes reverse futility, razoring and null-move pruning (reduced more
 //! the further the evaluation stands above beta); in the move loop, once a move that is not
@@ -12,7 +12,7 @@
 //! moves, and static-exchange pruning of captures; late-move reductions by depth, move number,
 //! history, whether the evaluation improves and whether the node is expected to cut; internal
 //! iterative reduction. A return to a position of the search path or of the game before the root
-//! ([`SearchLimits::history`]) scores as a draw.
+//! ([`Setup::history`]) scores as a draw.
 //!
 //! Two roots under one iterative-deepening loop (module `roots`). [`Searcher::search_best`] is a
 //! plain engine's root for the `best` style: every move, ordered by the previous iteration,
@@ -22,19 +22,20 @@
 //! compare every move with the best.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Bitboard, Chess, EnPassantMode, Move, MoveList, Position};
 
-use super::evaluate::{evaluate, value};
-use super::history::{Histories, Moved};
-use super::nnue::{self, Accumulator, Network};
-use super::picker::{Kind, Picker, is_tactical, mvv_lva, table_move};
-use super::see::see;
-use super::tt::{Bound, Hit, TranspositionTable};
+use self::evaluate::{evaluate, value};
+use self::history::{Histories, Moved};
+use self::nnue::{Accumulator, Network};
+use self::picker::{Kind, Picker, is_tactical, mvv_lva, table_move};
+use self::see::see;
+use self::tt::{Bound, Hit, TranspositionTable};
 use crate::position::key;
+pub use limits::{Evaluation, Limits, MAX_DEPTH, Setup};
 
 /// Larger than any evaluation.
 pub const INF: i32 = 32_000;
@@ -43,29 +44,6 @@ pub const MATE: i32 = 31_000;
 /// Scores beyond this are mates.
 pub const MATE_BOUND: i32 = MATE - 1000;
 const MAX_PLY: usize = 128;
-
-/// When to stop searching.
-#[derive(Clone, Copy, Default)]
-pub struct SearchLimits<'a> {
-    /// Abort the search at this instant.
-    pub hard: Option<Instant>,
-    /// Start no new iteration after this instant. [`Searcher::search_best`] reads it as the
-    /// time a move should take, and scales it by how stable the best move is.
-    pub soft: Option<Instant>,
-    /// Abort when set.
-    pub stop: Option<&'a AtomicBool>,
-    /// Deepest iteration.
-    pub max_depth: u32,
-    /// Abort after this many nodes.
-    pub max_nodes: Option<u64>,
-    /// Called after every completed iteration (UCI prints it as analysis).
-    pub progress: Option<&'a (dyn Fn(&RootResult) + Sync)>,
-    /// Keys of the game's positions before the root that a repetition could return to
-    /// ([`crate::position::Game::history`]); a return to one scores as a draw.
-    pub history: &'a [u64],
-    /// Evaluate with the network ([`nnue`]) rather than the hand-made evaluation.
-    pub network: bool,
-}
 
 /// A root move's value after the last completed iteration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,7 +124,7 @@ impl Memory {
 
 impl Default for Memory {
     fn default() -> Memory {
-        Memory::new(super::tt::DEFAULT_MB)
+        Memory::new(tt::DEFAULT_MB)
     }
 }
 
@@ -191,7 +169,11 @@ pub struct Searcher<'a, 't> {
     nodes: u64,
     seldepth: u32,
     stopped: bool,
-    limits: SearchLimits<'a>,
+    limits: Limits<'a>,
+    /// Keys of the game's positions before the root ([`Setup::history`]).
+    history: &'a [u64],
+    /// The deepest iteration.
+    max_depth: u32,
     /// Network evaluations whose incrementally kept sums the tests compared with a sum of the
     /// whole board.
     #[cfg(test)]
@@ -303,15 +285,19 @@ struct Line {
 
 impl<'a, 't> Searcher<'a, 't> {
     /// A searcher using (and filling) `memory`; starts a new generation of the table's entries.
-    pub fn new(limits: SearchLimits<'a>, memory: &'t mut Memory) -> Searcher<'a, 't> {
+    pub fn new(setup: Setup<'a>, limits: Limits<'a>, memory: &'t mut Memory) -> Searcher<'a, 't> {
         memory.tt.new_search();
-        Searcher::resuming(limits, memory)
+        Searcher::resuming(setup, limits, memory)
     }
 
     /// A searcher that goes on with the search before it (the same move of the game): the
     /// table's entries stay of the current generation.
-    pub fn resuming(limits: SearchLimits<'a>, memory: &'t mut Memory) -> Searcher<'a, 't> {
-        let net = limits.network.then(nnue::embedded);
+    pub fn resuming(
+        setup: Setup<'a>,
+        limits: Limits<'a>,
+        memory: &'t mut Memory,
+    ) -> Searcher<'a, 't> {
+        let net = setup.network.then(nnue::embedded);
         Searcher {
             net,
             sums: vec![nnue::Accumulator::default(); if net.is_some() { MAX_PLY + 2 } else { 0 }]
@@ -319,11 +305,13 @@ impl<'a, 't> Searcher<'a, 't> {
             tt: &mut memory.tt,
             histories: &mut memory.histories,
             stack: Box::new([Frame::default(); MAX_PLY + 1]),
-            path: Vec::with_capacity(MAX_PLY + limits.history.len() + 1),
+            path: Vec::with_capacity(MAX_PLY + setup.history.len() + 1),
             nodes: 0,
             seldepth: 0,
             stopped: false,
             limits,
+            history: setup.history,
+            max_depth: limits.depth(setup.max_depth),
             #[cfg(test)]
             sums_checked: 0,
         }
@@ -399,7 +387,7 @@ impl<'a, 't> Searcher<'a, 't> {
     fn check_time(&mut self) {
         if self.nodes & 1023 == 0 {
             let stop = self.limits.stop.is_some_and(|s| s.load(Ordering::Relaxed));
-            let late = self.limits.hard.is_some_and(|t| Instant::now() >= t);
+            let late = self.limits.deadline.is_some_and(|t| Instant::now() >= t);
             let spent = self.limits.max_nodes.is_some_and(|n| self.nodes >= n);
             self.stopped |= stop || late || spent;
         }
@@ -822,7 +810,7 @@ impl<'a, 't> Searcher<'a, 't> {
         let mut pv = vec![first];
         // The game's positions since its last irreversible move count too: a GUI ends the game
         // at their repetition.
-        let mut seen = self.limits.history.to_vec();
+        let mut seen = self.history.to_vec();
         seen.push(hash);
         let mut p = pos.clone();
         p.play_unchecked(first);
@@ -875,7 +863,7 @@ impl<'a, 't> Searcher<'a, 't> {
     /// Resets the path to the game's history and the root `pos` (whose key is `hash`).
     fn start_iteration(&mut self, pos: &Chess, hash: u64) {
         self.path.clear();
-        self.path.extend_from_slice(self.limits.history);
+        self.path.extend_from_slice(self.history);
         self.path.push(hash);
         self.stack[0].eval = None;
         self.stack[1].killers = [None, None];
@@ -921,8 +909,15 @@ pub fn mate_in(score: i32) -> Option<i32> {
     }
 }
 
+pub mod evaluate;
+pub mod history;
+mod limits;
+pub mod nnue;
 mod params;
+pub mod picker;
 mod roots;
+pub mod see;
+pub mod tt;
 
 #[cfg(test)]
 mod tests;
