@@ -4,7 +4,7 @@
 //! The crate is the pipeline, one module a stage, each using only the stages before it:
 //!
 //! ```text
-//! pgn ──► casebase ──► retrieve ──► adapt ──► revise ──► engine ──► uci
+//! pgn ──► casebase ──► retrieve ──► adapt ──► revise ──► think  ──► uci
 //! games    (position,   the k most   their moves  a tactical  one move,    the protocol
 //!          move) cases  similar      made legal   check of    within a     GUIs speak
 //!          on disk      cases        here, voted  the votes   clock
@@ -20,8 +20,8 @@
 //! - [`model`] gives every legal move a probability from what the cases and the search say of it
 //!   (the move model the human styles and the levels play).
 //! - [`revise`] checks the cases' proposals with the search.
-//! - [`engine`] runs the stages for one move within a time budget: the one runner,
-//!   [`engine::think`], its configuration, time management and explanations.
+//! - [`think`] runs the stages for one move within a time budget: the one runner,
+//!   [`think::think`], its configuration, time management and explanations.
 //! - [`uci`] speaks the Universal Chess Interface on stdin/stdout.
 //!
 //! [`position`] holds the chess helpers every stage shares (FEN, UCI moves); [`search`] the
@@ -32,7 +32,7 @@
 pub mod adapt;
 pub mod board;
 pub mod casebase;
-pub mod engine;
+pub mod think;
 pub mod model;
 pub mod pgn;
 pub mod position;

@@ -1,6 +1,6 @@
 //! Settings whose values are words (a style, a mode, an evaluation, a scan kernel): one list
 //! a type gives its parsing, its printing and the settings registry's choices
-//! ([`crate::engine::settings`]), so that no word is accepted in one place and refused in
+//! ([`crate::think::settings`]), so that no word is accepted in one place and refused in
 //! another.
 
 /// A type whose values are named by words, declared with [`words!`].

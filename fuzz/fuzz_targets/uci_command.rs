@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use precedent::position::{fen_of, parse_fen, play_moves};
-use precedent::engine::timeman::{Clock, budget};
+use precedent::think::timeman::{Clock, budget};
 use precedent::uci::command::{Command, GoParams, parse};
 use precedent::uci::options::Options;
 use shakmaty::Chess;

@@ -16,7 +16,7 @@ use crate::tournament::player::PlayerSpec;
 use crate::tournament::{MatchConfig, MatchReport, Pairing, PairwiseNamed, run as run_match};
 use precedent::casebase::build::{BuildConfig, build};
 use precedent::casebase::{BuildOptions, CaseBase};
-use precedent::engine::config::EngineConfig;
+use precedent::think::config::EngineConfig;
 
 /// One case base of the experiment.
 #[derive(Clone, Debug, PartialEq, Eq)]

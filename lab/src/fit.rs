@@ -27,8 +27,8 @@ use crate::eval::{Sample, log_likelihood, paired_delta, wilson};
 use precedent::adapt::reuse::reuse;
 use precedent::casebase::patterns::{LastMove, MoveContext};
 use precedent::casebase::{CaseBase, CaseBaseError};
-use precedent::engine::config::{EngineConfig, Level};
-use precedent::engine::judge_position;
+use precedent::think::config::{EngineConfig, Level};
+use precedent::think::judge_position;
 use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards};
 use precedent::model::network::Network;
 use precedent::model::{

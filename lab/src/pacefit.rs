@@ -12,7 +12,7 @@ use nalgebra::{DMatrix, DVector};
 use precedent::adapt::reuse::{ReuseConfig, reuse};
 use precedent::casebase::CaseBase;
 use precedent::casebase::build::is_held_out;
-use precedent::engine::pace::{
+use precedent::think::pace::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
 };
 use precedent::pgn::{InputError, Selection, for_each_game};

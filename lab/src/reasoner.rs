@@ -1,13 +1,13 @@
 //! The reasoner as the lab's workflows (and the command line's `go`, `uci`) take it: a case
 //! base, a parameter file, and a flag for every setting of the registry
-//! (`precedent::engine::settings`), derived from it.
+//! (`precedent::think::settings`), derived from it.
 
 use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, FromArgMatches};
 use precedent::casebase::{CaseBase, CaseBaseError};
-use precedent::engine::config::EngineConfig;
-use precedent::engine::settings::{Kind, ParamsError, SETTINGS, SettingError, apply_text};
+use precedent::think::config::EngineConfig;
+use precedent::think::settings::{Kind, ParamsError, SETTINGS, SettingError, apply_text};
 
 /// Why the reasoner could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -145,7 +145,7 @@ mod tests {
     use super::*;
     use crate::tournament::player::PlayerSpec;
     use clap::Parser;
-    use precedent::engine::settings::{Setting, Value};
+    use precedent::think::settings::{Setting, Value};
     use precedent::uci::options::Options;
 
     #[derive(Parser)]

@@ -11,8 +11,8 @@ use rand::rngs::StdRng;
 use rand_distr::StandardNormal;
 use serde::Serialize;
 
-use precedent::engine::config::EngineConfig;
-use precedent::engine::settings;
+use precedent::think::config::EngineConfig;
+use precedent::think::settings;
 
 /// One tunable number: its range and its initial step size.
 #[derive(Clone, Debug, PartialEq)]

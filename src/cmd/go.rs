@@ -5,8 +5,8 @@ use precedent::position::{parse_fen, play_line};
 use std::time::{Duration, Instant};
 
 use precedent::adapt::reuse::NoLegalMove;
-use precedent::engine::explain::{report, to_json};
-use precedent::engine::think;
+use precedent::think::explain::{report, to_json};
+use precedent::think::think;
 use precedent::revise::Memory;
 use precedent::search::Limits;
 use shakmaty::{CastlingMode, Chess};

@@ -2,7 +2,7 @@
 //!
 //! A reader thread turns stdin into lines on a channel, so the protocol loop answers `isready`
 //! and `stop` while a search runs on its worker thread. This layer knows the protocol, the
-//! options and the clock; the thinking is [`crate::engine::think`], reached only through its
+//! options and the clock; the thinking is [`crate::think::think`], reached only through its
 //! [`Thought`] and the explanation writer. Only protocol goes to stdout, one flushed line at a
 //! time.
 
@@ -22,11 +22,11 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use crate::adapt::reuse::{NoLegalMove, expected_to_cp, reuse};
 use crate::casebase::{CaseBase, CaseBaseError};
-use crate::engine::config::EngineConfig;
-use crate::engine::explain::explain;
-use crate::engine::pace::{ClockMemory, HumanPlan, cases_time};
-use crate::engine::timeman::{Clock, plan};
-use crate::engine::{DecidedBy, EngineScore, Thought, think};
+use crate::think::config::EngineConfig;
+use crate::think::explain::explain;
+use crate::think::pace::{ClockMemory, HumanPlan, cases_time};
+use crate::think::timeman::{Clock, plan};
+use crate::think::{DecidedBy, EngineScore, Thought, think};
 use crate::pgn::MoveClock;
 use crate::position::{Game, parse_fen, play_line};
 use crate::revise::Memory;

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::engine::config::EngineConfig;
-use crate::engine::settings::{
+use crate::think::config::EngineConfig;
+use crate::think::settings::{
     Kind, ParamsError, SETTINGS, Setting, SettingError, Value, unknown, validate,
 };
 use crate::search::tt::{DEFAULT_MB, MAX_MB};

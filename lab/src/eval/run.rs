@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use precedent::casebase::CaseBase;
-use precedent::engine::config::EngineConfig;
+use precedent::think::config::EngineConfig;
 use precedent::pgn::Selection;
 use precedent::position::Game;
 use shakmaty::{Chess, Move};
@@ -810,7 +810,7 @@ mod tests {
         .expect("write");
         let (cb, mut cfg) = reasoner();
         cfg.revise.enabled = true;
-        cfg.style = precedent::engine::config::Style::Best;
+        cfg.style = precedent::think::config::Style::Best;
         let args = EvalArgs {
             epd: Some(path),
             movetime: Some(200),

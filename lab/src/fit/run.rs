@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use precedent::casebase::CaseBase;
-use precedent::engine::config::EngineConfig;
+use precedent::think::config::EngineConfig;
 use precedent::model::{FEATURES, FIRST_SEARCH_FEATURE, ModelConfig, N_FEATURES};
 use precedent::pgn::Selection;
 use rayon::prelude::*;

@@ -11,7 +11,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 use super::openings::Opening;
 use super::player::{Clocks, Failure, Live, TimeControl};
 use crate::client::Score;
-use precedent::engine::timeman::{Clock, budget};
+use precedent::think::timeman::{Clock, budget};
 use precedent::pgn::GameResult;
 
 /// How a game ended.

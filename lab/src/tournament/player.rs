@@ -12,15 +12,15 @@ use shakmaty::{CastlingMode, Move, Position};
 
 use crate::client::{self, EngineProcess, Score};
 use precedent::casebase::CaseBase;
-use precedent::engine::config::EngineConfig;
-use precedent::engine::settings::{self, Origin, SETTINGS, Setting, SettingError, apply_text};
-use precedent::engine::timeman::{Clock, plan};
+use precedent::think::config::EngineConfig;
+use precedent::think::settings::{self, Origin, SETTINGS, Setting, SettingError, apply_text};
+use precedent::think::timeman::{Clock, plan};
 
 /// Taken off an in-process player's budget, like a GUI's `Move Overhead`: what the scheduler
 /// may add to a move when two games share two cores (Stockfish's default overhead). Without it
 /// a move that ran its whole budget late in a game could overstep a nearly empty clock.
 const IN_PROCESS_OVERHEAD: Duration = Duration::from_millis(10);
-use precedent::engine::think;
+use precedent::think::think;
 use precedent::position::Game;
 use precedent::revise::Memory;
 use precedent::search::Limits;
@@ -469,7 +469,7 @@ mod tests {
             ("a", None, 8, 4.0, Mode::Thesis)
         );
         assert_eq!(config.reuse.weights.0[4], 10.0);
-        assert_eq!(config.style, precedent::engine::config::Style::Imitate);
+        assert_eq!(config.style, precedent::think::config::Style::Imitate);
         let h: PlayerSpec = "precedent:style=human,temperature=0.5"
             .parse()
             .expect("spec");
@@ -478,7 +478,7 @@ mod tests {
         };
         assert_eq!(
             (config.style, config.temperature),
-            (precedent::engine::config::Style::Human, 0.5)
+            (precedent::think::config::Style::Human, 0.5)
         );
         let u: PlayerSpec = "uci:name=sf,cmd=/usr/games/stockfish,opt.Skill Level=0,tc=5+0.05"
             .parse()

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use precedent::casebase::CaseBase;
-use precedent::engine::config::EngineConfig;
+use precedent::think::config::EngineConfig;
 use precedent::pgn::Selection;
 use precedent::position::Game;
 use rand::SeedableRng;

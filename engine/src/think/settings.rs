@@ -13,7 +13,7 @@
 use std::fmt;
 
 use crate::adapt::Weights;
-use crate::engine::config::{EngineConfig, Style};
+use crate::think::config::{EngineConfig, Style};
 use crate::retrieve::Mode;
 use crate::search::Evaluation;
 use crate::words::Words;

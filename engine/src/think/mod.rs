@@ -15,7 +15,7 @@ use shakmaty::{CastlingMode, Move, Position};
 use crate::adapt::reuse::{Decision, NoLegalMove, expected_to_cp, reuse};
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
-use crate::engine::config::{EngineConfig, Level, Style};
+use crate::think::config::{EngineConfig, Level, Style};
 use crate::model::{
     Evidence, FIRST_MOVE_FEATURE, FIRST_SEARCH_FEATURE, N_FEATURES, evidence, most_probable,
 };
@@ -74,7 +74,7 @@ pub struct Judgement {
     pub root: Vec<Move>,
     /// Index (into `evidence.moves`) of the move played.
     pub chosen: usize,
-    /// Under a level's [`ErringRule`](crate::engine::config::ErringRule) rule: whether the move played
+    /// Under a level's [`ErringRule`](crate::think::config::ErringRule) rule: whether the move played
     /// is an error by it.
     pub erred: Option<bool>,
     /// The model's weights it was judged with.

@@ -3,8 +3,8 @@
 //! front end: UCI sends each line as `info string …`, `precedent go` prints them.
 
 use crate::adapt::reuse::{CaseRef, Decision};
-use crate::engine::config::{Level, Style};
-use crate::engine::{DecidedBy, Judgement, Thought};
+use crate::think::config::{Level, Style};
+use crate::think::{DecidedBy, Judgement, Thought};
 use crate::position::san;
 use crate::revise::{Revised, describe_value};
 

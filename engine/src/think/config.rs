@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::adapt::reuse::ReuseConfig;
-use crate::engine::pace::PaceModel;
-use crate::engine::settings::{Origin, ParamsError, check_file, validate};
+use crate::think::pace::PaceModel;
+use crate::think::settings::{Origin, ParamsError, check_file, validate};
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
 use crate::revise::ReviseConfig;
 use crate::search::Evaluation;
@@ -57,7 +57,7 @@ pub struct EngineConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elo: Option<u16>,
     /// Under a clock, hold the move as long as a person would have thought about it (`HumanTime`,
-    /// [`crate::engine::pace`]); the search itself stops by then. Off: the clock's budget.
+    /// [`crate::think::pace`]); the search itself stops by then. Off: the clock's budget.
     pub human_time: bool,
     /// The pacing model `human_time` draws a move's time from (fitted by `precedent fit-time`).
     #[serde(skip_serializing_if = "PaceModel::is_empty")]
