@@ -32,12 +32,12 @@
 pub mod adapt;
 pub mod board;
 pub mod casebase;
-pub mod think;
 pub mod model;
 pub mod pgn;
 pub mod position;
 pub mod retrieve;
 pub mod revise;
 pub mod search;
+pub mod think;
 pub mod uci;
 pub mod words;

@@ -20,13 +20,13 @@ use crate::Progress;
 use crate::client::{ClientError, EngineProcess, Limit};
 use crate::epd::{EpdRecord, solves};
 use precedent::casebase::CaseBase;
-use precedent::think::config::EngineConfig;
-use precedent::think::{DecidedBy, think};
 use precedent::pgn::{InputError, Selection, SkipReason, for_each_game};
 use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
 use precedent::revise::Memory;
 use precedent::search::Limits;
+use precedent::think::config::EngineConfig;
+use precedent::think::{DecidedBy, think};
 
 /// A position to evaluate on: what the human played there.
 #[derive(Clone, Debug)]

@@ -9,6 +9,7 @@
 //! against a one-game case base's evidence (the cases ablation, Δcases). Feature families can be
 //! dropped and the model refitted on the same evidence, to see what each adds.
 
+pub mod logit;
 pub mod network;
 mod run;
 
@@ -24,12 +25,10 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::eval::{Sample, log_likelihood, paired_delta, wilson};
+use logit::{Example, FitError, Fitted, fit, fit_towards};
 use precedent::adapt::reuse::reuse;
 use precedent::casebase::patterns::{LastMove, MoveContext};
 use precedent::casebase::{CaseBase, CaseBaseError};
-use precedent::think::config::{EngineConfig, Level};
-use precedent::think::judge_position;
-use precedent::model::fit::{Example, FitError, Fitted, fit, fit_towards};
 use precedent::model::network::Network;
 use precedent::model::{
     Context, Evidence, FEATURES, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, Smoothing, evidence,
@@ -39,6 +38,8 @@ use precedent::retrieve::tie_key;
 use precedent::search::Iteration;
 use precedent::search::Limits;
 use precedent::search::{Evaluation, Memory};
+use precedent::think::config::{EngineConfig, Level};
+use precedent::think::judge_position;
 
 /// What is gathered for one position: the position, the human's move, the nearest cases'
 /// votes, and the search's values of every move at every iteration. The case base's other
@@ -425,7 +426,7 @@ pub fn variant(
     test_items: &[&Item],
     keep: &[bool; N_FEATURES],
     ridge: f64,
-) -> Result<(Variant, Fitted), precedent::model::fit::FitError> {
+) -> Result<(Variant, Fitted), FitError> {
     let train = examples(fit_items, keep, false, None);
     let fitted = fit(&train, N_FEATURES, ridge)?;
     let (variant, _) = scored(name, test_items, keep, &fitted, None);

@@ -12,11 +12,11 @@ use nalgebra::{DMatrix, DVector};
 use precedent::adapt::reuse::{ReuseConfig, reuse};
 use precedent::casebase::CaseBase;
 use precedent::casebase::build::is_held_out;
+use precedent::pgn::{InputError, Selection, for_each_game};
+use precedent::search::Limits;
 use precedent::think::pace::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
 };
-use precedent::pgn::{InputError, Selection, for_each_game};
-use precedent::search::Limits;
 use rand::SeedableRng;
 use rayon::prelude::*;
 use serde::Serialize;

@@ -5,10 +5,10 @@ use precedent::position::{parse_fen, play_line};
 use std::time::{Duration, Instant};
 
 use precedent::adapt::reuse::NoLegalMove;
-use precedent::think::explain::{report, to_json};
-use precedent::think::think;
 use precedent::revise::Memory;
 use precedent::search::Limits;
+use precedent::think::explain::{report, to_json};
+use precedent::think::think;
 use shakmaty::{CastlingMode, Chess};
 
 use precedent_lab::reasoner::ReasonerArgs;

@@ -18,11 +18,10 @@
 //!   best move at those depths.
 //!
 //! The model is a conditional logit: `P(m) ∝ exp(w · x_m)` over the legal moves. Its weights
-//! are fitted by maximum likelihood ([`fit`]) on positions from games that are in neither the
-//! case base nor the test set. Everything learned from games (counts, votes, exact positions) is
+//! are fitted by maximum likelihood (the lab's `precedent fit`, `lab/src/fit/logit.rs`) on
+//! positions from games that are in neither the case base nor the test set. Everything learned from games (counts, votes, exact positions) is
 //! in the case base; only the 29 weights are in the parameter file.
 
-pub mod fit;
 mod moves;
 pub mod network;
 
@@ -233,8 +232,19 @@ impl ModelConfig {
 
     /// The probability of each move of `evidence`.
     pub fn probabilities(&self, evidence: &Evidence) -> Vec<f64> {
-        fit::softmax(&self.scores(evidence))
+        softmax(&self.scores(evidence))
     }
+}
+
+/// The softmax of scores (stable: the largest is subtracted first).
+fn softmax(scores: &[f64]) -> Vec<f64> {
+    let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !top.is_finite() {
+        return vec![1.0 / scores.len().max(1) as f64; scores.len()];
+    }
+    let exp: Vec<f64> = scores.iter().map(|s| (s - top).exp()).collect();
+    let sum: f64 = exp.iter().sum();
+    exp.into_iter().map(|e| e / sum).collect()
 }
 
 /// The index of the most probable move (the last of equals; 0 without moves): the move of the

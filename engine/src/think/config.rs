@@ -5,11 +5,11 @@
 use serde::Serialize;
 
 use crate::adapt::reuse::ReuseConfig;
-use crate::think::pace::PaceModel;
-use crate::think::settings::{Origin, ParamsError, check_file, validate};
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
 use crate::revise::ReviseConfig;
 use crate::search::Evaluation;
+use crate::think::pace::PaceModel;
+use crate::think::settings::{Origin, ParamsError, check_file, validate};
 
 /// How the engine picks its move among the legal ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -3,10 +3,10 @@
 //! front end: UCI sends each line as `info string …`, `precedent go` prints them.
 
 use crate::adapt::reuse::{CaseRef, Decision};
-use crate::think::config::{Level, Style};
-use crate::think::{DecidedBy, Judgement, Thought};
 use crate::position::san;
 use crate::revise::{Revised, describe_value};
+use crate::think::config::{Level, Style};
+use crate::think::{DecidedBy, Judgement, Thought};
 
 /// The explanation of a move, a line each.
 pub fn explain(t: &Thought) -> Vec<String> {

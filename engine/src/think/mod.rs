@@ -15,7 +15,6 @@ use shakmaty::{CastlingMode, Move, Position};
 use crate::adapt::reuse::{Decision, NoLegalMove, expected_to_cp, reuse};
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
-use crate::think::config::{EngineConfig, Level, Style};
 use crate::model::{
     Evidence, FIRST_MOVE_FEATURE, FIRST_SEARCH_FEATURE, N_FEATURES, evidence, most_probable,
 };
@@ -23,6 +22,7 @@ use crate::position::{Game, legal_moves_within};
 use crate::revise::{Memory, Revised, analyse, revise, search_best};
 use crate::search::Limits;
 use crate::search::{RootResult, mate_in};
+use crate::think::config::{EngineConfig, Level, Style};
 
 /// Search depth when a caller gives no limit of any kind.
 pub(crate) const UNLIMITED_DEPTH: u32 = 6;

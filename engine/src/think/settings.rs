@@ -13,9 +13,9 @@
 use std::fmt;
 
 use crate::adapt::Weights;
-use crate::think::config::{EngineConfig, Style};
 use crate::retrieve::Mode;
 use crate::search::Evaluation;
+use crate::think::config::{EngineConfig, Style};
 use crate::words::Words;
 
 /// A setting's type and range (inclusive).

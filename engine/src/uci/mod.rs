@@ -22,16 +22,16 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use crate::adapt::reuse::{NoLegalMove, expected_to_cp, reuse};
 use crate::casebase::{CaseBase, CaseBaseError};
-use crate::think::config::EngineConfig;
-use crate::think::explain::explain;
-use crate::think::pace::{ClockMemory, HumanPlan, cases_time};
-use crate::think::timeman::{Clock, plan};
-use crate::think::{DecidedBy, EngineScore, Thought, think};
 use crate::pgn::MoveClock;
 use crate::position::{Game, parse_fen, play_line};
 use crate::revise::Memory;
 use crate::search::Limits;
 use crate::search::RootResult;
+use crate::think::config::EngineConfig;
+use crate::think::explain::explain;
+use crate::think::pace::{ClockMemory, HumanPlan, cases_time};
+use crate::think::timeman::{Clock, plan};
+use crate::think::{DecidedBy, EngineScore, Thought, think};
 use command::{Command, GoParams, parse};
 use options::{Change, Options};
 

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
+use crate::search::tt::{DEFAULT_MB, MAX_MB};
 use crate::think::config::EngineConfig;
 use crate::think::settings::{
     Kind, ParamsError, SETTINGS, Setting, SettingError, Value, unknown, validate,
 };
-use crate::search::tt::{DEFAULT_MB, MAX_MB};
 
 /// Current option values.
 #[derive(Clone, Debug)]

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use precedent::casebase::CaseBase;
-use precedent::think::config::EngineConfig;
 use precedent::pgn::Selection;
 use precedent::position::Game;
+use precedent::think::config::EngineConfig;
 use shakmaty::{Chess, Move};
 
 use super::{

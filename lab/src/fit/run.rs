@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use precedent::casebase::CaseBase;
-use precedent::think::config::EngineConfig;
 use precedent::model::{FEATURES, FIRST_SEARCH_FEATURE, ModelConfig, N_FEATURES};
 use precedent::pgn::Selection;
+use precedent::think::config::EngineConfig;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -281,7 +281,7 @@ pub fn run(
         true => "all features",
         false => "selected features",
     };
-    let fit_err = |e: precedent::model::fit::FitError| FitRunError::Fit(e.to_string());
+    let fit_err = |e: super::logit::FitError| FitRunError::Fit(e.to_string());
     let (main, fitted) =
         variant(label, &fit_items, &test_items, &all, args.ridge).map_err(fit_err)?;
     // The network reads each fitting position at its mover's rating; the model plays at the

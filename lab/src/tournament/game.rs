@@ -11,8 +11,8 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 use super::openings::Opening;
 use super::player::{Clocks, Failure, Live, TimeControl};
 use crate::client::Score;
-use precedent::think::timeman::{Clock, budget};
 use precedent::pgn::GameResult;
+use precedent::think::timeman::{Clock, budget};
 
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

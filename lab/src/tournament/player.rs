@@ -20,10 +20,10 @@ use precedent::think::timeman::{Clock, plan};
 /// may add to a move when two games share two cores (Stockfish's default overhead). Without it
 /// a move that ran its whole budget late in a game could overstep a nearly empty clock.
 const IN_PROCESS_OVERHEAD: Duration = Duration::from_millis(10);
-use precedent::think::think;
 use precedent::position::Game;
 use precedent::revise::Memory;
 use precedent::search::Limits;
+use precedent::think::think;
 
 /// A time control: base time and increment per move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use precedent::casebase::CaseBase;
-use precedent::think::config::EngineConfig;
 use precedent::pgn::Selection;
 use precedent::position::Game;
+use precedent::think::config::EngineConfig;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;

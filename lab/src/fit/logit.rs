@@ -1,4 +1,4 @@
-//! Maximum-likelihood fitting of the move model: a conditional logit (softmax over each
+//! Maximum-likelihood fitting of the move model's linear weights (`precedent fit`): a conditional logit (softmax over each
 //! position's legal moves), fitted by Newton's method with a small ridge penalty.
 //!
 //! For position `i` with legal moves `j` and features `x_ij`, `P(j | i) = exp(w·x_ij) / Σ_k
@@ -76,7 +76,7 @@ impl Example {
 }
 
 /// The softmax of scores (stable: the largest is subtracted first).
-pub(crate) fn softmax(scores: &[f64]) -> Vec<f64> {
+pub fn softmax(scores: &[f64]) -> Vec<f64> {
     let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if !top.is_finite() {
         return vec![1.0 / scores.len().max(1) as f64; scores.len()];
