@@ -914,7 +914,7 @@ fn every_scan_kernel_plays_the_same_moves_with_the_same_nodes() {
 /// exp(`log_seconds`) − 0.5 seconds for every move, no spread.
 fn constant_pace(dir: &std::path::Path, log_seconds: f64) -> String {
     let mut text = String::from("human_time = true\n[pace]\nsigma = 0.0\n[pace.weights]\n");
-    for name in precedent::think::pace::PACE_FEATURES {
+    for name in precedent::think::PACE_FEATURES {
         let w = if name == "bias" { log_seconds } else { 0.0 };
         text += &format!("{name} = {w}\n");
     }

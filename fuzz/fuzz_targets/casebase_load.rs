@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use precedent::casebase::CaseBase;
-use precedent::adapt::reuse::{ReuseConfig, reuse};
+use precedent::adapt::{ReuseConfig, reuse};
 use precedent::search::Limits;
 
 use precedent::board::Planes;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use precedent::casebase::build::{BuildConfig, build};
+use precedent::casebase::{BuildConfig, build};
 use precedent::casebase::CaseBase;
 
 fn dir() -> &'static tempfile::TempDir {

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use precedent::position::{fen_of, parse_fen, play_moves};
-use precedent::think::timeman::{Clock, budget};
-use precedent::uci::command::{Command, GoParams, parse};
-use precedent::uci::options::Options;
+use precedent::think::{Clock, budget};
+use precedent::uci::{Command, GoParams, parse_command};
+use precedent::uci::Options;
 use shakmaty::Chess;
 
 /// What the engine computes from a `go` line for one side (mirrors `Uci::clock` and `Uci::go`).

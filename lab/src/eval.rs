@@ -25,7 +25,7 @@ use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
 use precedent::revise::Memory;
 use precedent::search::Limits;
-use precedent::think::config::EngineConfig;
+use precedent::think::EngineConfig;
 use precedent::think::{DecidedBy, think};
 
 /// A position to evaluate on: what the human played there.

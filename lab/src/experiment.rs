@@ -14,9 +14,9 @@ use crate::rating::{
 };
 use crate::tournament::player::PlayerSpec;
 use crate::tournament::{MatchConfig, MatchReport, Pairing, PairwiseNamed, run as run_match};
-use precedent::casebase::build::{BuildConfig, build};
+use precedent::casebase::{BuildConfig, build};
 use precedent::casebase::{BuildOptions, CaseBase};
-use precedent::think::config::EngineConfig;
+use precedent::think::EngineConfig;
 
 /// One case base of the experiment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -286,7 +286,7 @@ pub enum ExperimentError {
         /// The group's label.
         group: String,
         /// Why the build failed.
-        source: precedent::casebase::build::BuildError,
+        source: precedent::casebase::BuildError,
     },
     /// A built case base could not be opened.
     #[error(transparent)]

@@ -26,9 +26,9 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::eval::{Sample, log_likelihood, paired_delta, wilson};
 use logit::{Example, FitError, Fitted, fit, fit_towards};
-use precedent::adapt::reuse::reuse;
-use precedent::casebase::patterns::{LastMove, MoveContext};
+use precedent::adapt::reuse;
 use precedent::casebase::{CaseBase, CaseBaseError};
+use precedent::casebase::{LastMove, MoveContext};
 use precedent::model::network::Network;
 use precedent::model::{
     Context, Evidence, FEATURES, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, Smoothing, evidence,
@@ -38,8 +38,8 @@ use precedent::retrieve::tie_key;
 use precedent::search::Iteration;
 use precedent::search::Limits;
 use precedent::search::{Evaluation, Memory};
-use precedent::think::config::{EngineConfig, Level};
 use precedent::think::judge_position;
+use precedent::think::{EngineConfig, Level};
 
 /// What is gathered for one position: the position, the human's move, the nearest cases'
 /// votes, and the search's values of every move at every iteration. The case base's other
@@ -185,7 +185,7 @@ pub fn gather(
                 return None;
             }
             let pos = &s.game.position;
-            let votes = |d: &precedent::adapt::reuse::Decision| {
+            let votes = |d: &precedent::adapt::Decision| {
                 d.votes()
                     .iter()
                     .map(|(m, v)| (uci(m), *v))

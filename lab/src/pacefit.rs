@@ -9,12 +9,12 @@
 use std::collections::BTreeMap;
 
 use nalgebra::{DMatrix, DVector};
-use precedent::adapt::reuse::{ReuseConfig, reuse};
+use precedent::adapt::{ReuseConfig, reuse};
 use precedent::casebase::CaseBase;
-use precedent::casebase::build::is_held_out;
+use precedent::casebase::is_held_out;
 use precedent::pgn::{InputError, Selection, for_each_game};
 use precedent::search::Limits;
-use precedent::think::pace::{
+use precedent::think::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
 };
 use rand::SeedableRng;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, FromArgMatches};
 use precedent::casebase::{CaseBase, CaseBaseError};
-use precedent::think::config::EngineConfig;
+use precedent::think::EngineConfig;
 use precedent::think::settings::{Kind, ParamsError, SETTINGS, SettingError, apply_text};
 
 /// Why the reasoner could not be set up.
@@ -146,7 +146,7 @@ mod tests {
     use crate::tournament::player::PlayerSpec;
     use clap::Parser;
     use precedent::think::settings::{Setting, Value};
-    use precedent::uci::options::Options;
+    use precedent::uci::Options;
 
     #[derive(Parser)]
     struct Cli {

@@ -11,7 +11,7 @@ use rand::rngs::StdRng;
 use rand_distr::StandardNormal;
 use serde::Serialize;
 
-use precedent::think::config::EngineConfig;
+use precedent::think::EngineConfig;
 use precedent::think::settings;
 
 /// One tunable number: its range and its initial step size.

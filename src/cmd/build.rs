@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::progress;
 use precedent::casebase::BuildOptions;
-use precedent::casebase::build::{BuildConfig, build};
+use precedent::casebase::{BuildConfig, build};
 
 /// Arguments of `precedent build`.
 #[derive(clap::Args, Debug)]

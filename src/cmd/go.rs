@@ -4,11 +4,11 @@ use anyhow::{Result, bail};
 use precedent::position::{parse_fen, play_line};
 use std::time::{Duration, Instant};
 
-use precedent::adapt::reuse::NoLegalMove;
+use precedent::adapt::NoLegalMove;
 use precedent::revise::Memory;
 use precedent::search::Limits;
-use precedent::think::explain::{report, to_json};
 use precedent::think::think;
+use precedent::think::{report, to_json};
 use shakmaty::{CastlingMode, Chess};
 
 use precedent_lab::reasoner::ReasonerArgs;

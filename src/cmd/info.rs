@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use precedent::casebase::CaseBase;
-use precedent::casebase::summary::summarise;
+use precedent::casebase::summarise;
 
 /// Arguments of `precedent info`.
 #[derive(clap::Args, Debug)]

@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow};
-use precedent::casebase::CaseBase;
-use precedent::casebase::pack;
+use precedent::casebase::{self, CaseBase};
 
 /// Arguments of `precedent pack`.
 #[derive(clap::Args, Debug)]
@@ -25,10 +24,10 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let name = args.file.display().to_string();
     let raw = std::fs::read(&args.file).with_context(|| format!("reading {name}"))?;
-    let unpacked = pack::decompressed(raw).map_err(|e| anyhow!("{name}: {e}"))?;
+    let unpacked = casebase::decompressed(raw).map_err(|e| anyhow!("{name}: {e}"))?;
     CaseBase::from_bytes(&name, &unpacked)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
-    let compressed = pack::pack_and_compress(&unpacked, args.level, threads)
+    let compressed = casebase::pack_and_compress(&unpacked, args.level, threads)
         .map_err(|e| anyhow!("{name}: {e}; nothing written"))?;
     CaseBase::from_bytes(&args.out.display().to_string(), &compressed)
         .with_context(|| format!("{name}: the packed case base does not load; nothing written"))?;

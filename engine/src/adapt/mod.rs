@@ -5,7 +5,8 @@
 //! distance / 14) and `I = w5·S(p[from1], n[from2]) + w6·S(p[to1], n[to2])` (piece similarity).
 //! `A = 0` means the same from and to squares: `F = ∞`, the identical move wins.
 
-pub mod reuse;
+pub(crate) mod reuse;
+pub use reuse::{Decision, NoLegalMove, ReuseConfig, reuse};
 
 use shakmaty::{Board, CastlingSide, Move, Role, Square};
 

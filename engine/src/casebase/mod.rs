@@ -4,16 +4,16 @@
 //! zstd-compressed file or the embedded default, by decompressing it once into an aligned buffer)
 //! and checking its header, bounds and checksum. Nothing is parsed case by case.
 
-pub mod build;
+pub(crate) mod build;
 pub mod derive;
 mod format;
 pub mod index;
 mod info;
-pub mod pack;
-pub mod patterns;
+pub(crate) mod pack;
+pub(crate) mod patterns;
 pub mod policy;
 mod record;
-pub mod summary;
+pub(crate) mod summary;
 mod write;
 
 use std::fs::File;
@@ -702,6 +702,10 @@ impl CaseBase {
 
 #[cfg(test)]
 mod tests;
+pub use build::{BuildConfig, BuildError, build, is_held_out};
+pub use pack::{decompressed, pack_and_compress};
+pub use patterns::{LastMove, MoveContext};
+pub use summary::summarise;
 
 /// The header of a case-base file, checked (magic, version, length, trailer, checksum), with
 /// its length and where the body ends.

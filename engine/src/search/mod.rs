@@ -917,7 +917,8 @@ mod params;
 pub mod picker;
 mod roots;
 pub mod see;
-pub mod tt;
+pub(crate) mod tt;
 
 #[cfg(test)]
 mod tests;
+pub use tt::MAX_MB as MAX_HASH_MB;

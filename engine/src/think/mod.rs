@@ -2,11 +2,17 @@
 //! one time budget. Retrieval answers first; the search gets the rest of the time, so a move is
 //! always ready, under any clock.
 
-pub mod config;
-pub mod explain;
-pub mod pace;
+pub(crate) mod config;
+pub(crate) mod explain;
+pub(crate) mod pace;
 pub mod settings;
-pub mod timeman;
+pub(crate) mod timeman;
+pub use config::{EngineConfig, ErringRule, Level, Style};
+pub use explain::{report, to_json};
+pub use pace::{
+    CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
+};
+pub use timeman::{Clock, budget, plan};
 
 use std::time::{Duration, Instant};
 
@@ -22,7 +28,6 @@ use crate::position::{Game, legal_moves_within};
 use crate::revise::{Memory, Revised, analyse, revise, search_best};
 use crate::search::Limits;
 use crate::search::{RootResult, mate_in};
-use crate::think::config::{EngineConfig, Level, Style};
 
 /// Search depth when a caller gives no limit of any kind.
 pub(crate) const UNLIMITED_DEPTH: u32 = 6;

@@ -6,8 +6,10 @@
 //! [`Thought`] and the explanation writer. Only protocol goes to stdout, one flushed line at a
 //! time.
 
-pub mod command;
-pub mod options;
+pub(crate) mod command;
+pub(crate) mod options;
+pub use command::{Command, GoParams, parse as parse_command};
+pub use options::Options;
 
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
@@ -32,8 +34,8 @@ use crate::think::explain::explain;
 use crate::think::pace::{ClockMemory, HumanPlan, cases_time};
 use crate::think::timeman::{Clock, plan};
 use crate::think::{DecidedBy, EngineScore, Thought, think};
-use command::{Command, GoParams, parse};
-use options::{Change, Options};
+use command::parse;
+use options::Change;
 
 /// Thinking time of a `go` without any limit.
 const PLAIN_GO: Duration = Duration::from_secs(1);

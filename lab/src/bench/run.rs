@@ -217,7 +217,7 @@ fn search(spec: SearchSpec, hash: usize) -> Result<SearchReport, EvalError> {
             "--search {depth}: the depth must be 1 to 64"
         )));
     }
-    let max = precedent::search::tt::MAX_MB;
+    let max = precedent::search::MAX_HASH_MB;
     if !(1..=max).contains(&hash) {
         return Err(EvalError::Other(format!(
             "--hash {hash}: must be 1 to {max} MB"

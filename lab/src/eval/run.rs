@@ -10,7 +10,7 @@ use std::time::Instant;
 use precedent::casebase::CaseBase;
 use precedent::pgn::Selection;
 use precedent::position::Game;
-use precedent::think::config::EngineConfig;
+use precedent::think::EngineConfig;
 use shakmaty::{Chess, Move};
 
 use super::{
@@ -810,7 +810,7 @@ mod tests {
         .expect("write");
         let (cb, mut cfg) = reasoner();
         cfg.revise.enabled = true;
-        cfg.style = precedent::think::config::Style::Best;
+        cfg.style = precedent::think::Style::Best;
         let args = EvalArgs {
             epd: Some(path),
             movetime: Some(200),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use precedent::casebase::CaseBase;
 use precedent::model::{FEATURES, FIRST_SEARCH_FEATURE, ModelConfig, N_FEATURES};
 use precedent::pgn::Selection;
-use precedent::think::config::EngineConfig;
+use precedent::think::EngineConfig;
 use rayon::prelude::*;
 use serde::Serialize;
 

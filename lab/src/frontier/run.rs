@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use precedent::casebase::CaseBase;
-use precedent::think::config::EngineConfig;
+use precedent::think::EngineConfig;
 use rayon::prelude::*;
 use serde::Serialize;
 

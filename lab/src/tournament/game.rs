@@ -12,7 +12,7 @@ use super::openings::Opening;
 use super::player::{Clocks, Failure, Live, TimeControl};
 use crate::client::Score;
 use precedent::pgn::GameResult;
-use precedent::think::timeman::{Clock, budget};
+use precedent::think::{Clock, budget};
 
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,9 +12,9 @@ use shakmaty::{CastlingMode, Move, Position};
 
 use crate::client::{self, EngineProcess, Score};
 use precedent::casebase::CaseBase;
-use precedent::think::config::EngineConfig;
+use precedent::think::EngineConfig;
 use precedent::think::settings::{self, Origin, SETTINGS, Setting, SettingError, apply_text};
-use precedent::think::timeman::{Clock, plan};
+use precedent::think::{Clock, plan};
 
 /// Taken off an in-process player's budget, like a GUI's `Move Overhead`: what the scheduler
 /// may add to a move when two games share two cores (Stockfish's default overhead). Without it
@@ -469,7 +469,7 @@ mod tests {
             ("a", None, 8, 4.0, Mode::Thesis)
         );
         assert_eq!(config.reuse.weights.0[4], 10.0);
-        assert_eq!(config.style, precedent::think::config::Style::Imitate);
+        assert_eq!(config.style, precedent::think::Style::Imitate);
         let h: PlayerSpec = "precedent:style=human,temperature=0.5"
             .parse()
             .expect("spec");
@@ -478,7 +478,7 @@ mod tests {
         };
         assert_eq!(
             (config.style, config.temperature),
-            (precedent::think::config::Style::Human, 0.5)
+            (precedent::think::Style::Human, 0.5)
         );
         let u: PlayerSpec = "uci:name=sf,cmd=/usr/games/stockfish,opt.Skill Level=0,tc=5+0.05"
             .parse()

@@ -8,7 +8,7 @@ use std::time::Instant;
 use precedent::casebase::CaseBase;
 use precedent::pgn::Selection;
 use precedent::position::Game;
-use precedent::think::config::EngineConfig;
+use precedent::think::EngineConfig;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
