@@ -164,7 +164,7 @@ pub struct Context {
 
 /// How pattern counts become features.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Smoothing {
     /// Pseudo-count of the shrinkage towards the parent family's estimate.
     pub alpha: f64,
@@ -178,7 +178,7 @@ impl Default for Smoothing {
 
 /// The model's weights, by feature name (missing names weigh 0), and its network.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ModelConfig {
     /// Feature weights.
     pub weights: BTreeMap<String, f64>,

@@ -67,6 +67,7 @@ pub struct EngineConfig {
 /// A level of play: the move model fitted on the moves of players of one rating band, and the
 /// temperature at which drawing from it errs as often as they do.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Level {
     /// The `UCI_Elo` (`--elo`) this level is played at: the settings nearest to it choose it.
     pub elo: u16,
@@ -124,6 +125,7 @@ fn is_true(b: &bool) -> bool {
 /// An error that shows at two plies (a piece left to a capture) is then never chosen while any
 /// other move remains.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ErringRule {
     /// What counts as an error: a loss of at least this many centipawns by the search.
     pub loss: u32,
@@ -345,7 +347,14 @@ impl EngineConfig {
         check_file(text, name)?;
         let mut cfg: EngineConfig = toml::from_str(text).map_err(|e| ParamsError::Syntax {
             path: name.to_string(),
-            message: e.message().to_string(),
+            message: match e.span() {
+                Some(span) => format!(
+                    "line {}: {}",
+                    text[..span.start.min(text.len())].matches('\n').count() + 1,
+                    e.message().trim_end()
+                ),
+                None => e.message().trim_end().to_string(),
+            },
         })?;
         cfg.reuse.seed = cfg.reuse.seed.filter(|s| *s != 0);
         validate(&cfg).map_err(|e| {
@@ -411,6 +420,27 @@ mod params_tests {
                 .starts_with("missing weight `levels.model.weights.exact` in d.toml"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_misspelt_key_of_a_level_or_its_errors_rule_is_refused_with_its_line() {
+        // The structures' own fields are their schema: serde refuses any other key.
+        let (head, tail) =
+            DEFAULT_PARAMS.split_at(DEFAULT_PARAMS.find("[[levels]]").expect("levels"));
+        for (key, typo) in [("temperature =", "tempreature ="), ("ratio =", "ration =")] {
+            let text = format!("{head}{}", tail.replacen(key, typo, 1));
+            let at = text.find(typo).expect("replaced");
+            let line = text[..at].matches('\n').count() + 1;
+            let e = EngineConfig::parse(&text, "d.toml").expect_err("misspelt");
+            let field = typo.trim_end_matches(" =");
+            assert!(
+                e.to_string().starts_with(&format!(
+                    "d.toml: bad parameter file: line {line}: unknown field `{field}`, expected"
+                )),
+                "{e}"
+            );
+            assert!(!e.to_string().contains('\n'), "one line: {e}");
+        }
     }
 
     #[test]

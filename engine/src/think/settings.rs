@@ -834,66 +834,11 @@ pub fn validate(cfg: &EngineConfig) -> Result<(), SettingError> {
     Ok(())
 }
 
-/// What a table of the parameter file may hold besides the registry's settings.
-#[derive(Clone, Copy)]
-enum Schema {
-    /// A value deserialised as it is (checked by [`validate`] afterwards).
-    Leaf,
-    /// A table of these keys.
-    Table(&'static [(&'static str, Schema)]),
-    /// An array of tables of these keys.
-    Tables(&'static [(&'static str, Schema)]),
-    /// A model's weights: one per feature of the model, no more, no fewer.
-    Weights,
-}
-
-const ERRORS: &[(&str, Schema)] = &[
-    ("loss", Schema::Leaf),
-    ("ratio", Schema::Leaf),
-    ("hidden", Schema::Leaf),
-];
-const NETWORK: &[(&str, Schema)] = &[
-    ("rating", Schema::Leaf),
-    ("shift", Schema::Leaf),
-    ("scale", Schema::Leaf),
-    ("hidden", Schema::Leaf),
-    ("bias", Schema::Leaf),
-    ("output", Schema::Leaf),
-];
-const MODEL: &[(&str, Schema)] = &[
-    ("weights", Schema::Weights),
-    ("smoothing", Schema::Table(&[("alpha", Schema::Leaf)])),
-    ("network", Schema::Table(NETWORK)),
-];
-const PACE_CASES: &[(&str, Schema)] = &[
-    ("sigma", Schema::Leaf),
-    ("residuals", Schema::Leaf),
-    ("weights", Schema::Leaf),
-];
-const PACE: &[(&str, Schema)] = &[
-    ("sigma", Schema::Leaf),
-    ("residuals", Schema::Leaf),
-    ("weights", Schema::Leaf),
-    ("with_cases", Schema::Table(PACE_CASES)),
-];
-const LEVEL: &[(&str, Schema)] = &[
-    ("elo", Schema::Leaf),
-    ("min_rating", Schema::Leaf),
-    ("max_rating", Schema::Leaf),
-    ("temperature", Schema::Leaf),
-    ("search_weight", Schema::Leaf),
-    ("errors", Schema::Table(ERRORS)),
-    ("evaluation", Schema::Leaf),
-    ("share_network", Schema::Leaf),
-    ("model", Schema::Table(MODEL)),
-];
-/// The parameter file's tables that are not settings of the registry.
-const STRUCTURES: &[(&str, Schema)] = &[
-    ("errors", Schema::Table(ERRORS)),
-    ("model", Schema::Table(MODEL)),
-    ("levels", Schema::Tables(LEVEL)),
-    ("pace", Schema::Table(PACE)),
-];
+/// The parameter file's tables that are not settings of the registry. Their keys are their
+/// structures' fields (`EngineConfig`'s `errors`, `model`, `levels`, `pace`), and serde refuses
+/// any other (`deny_unknown_fields` on each structure); only a model's weights, a table keyed by
+/// feature, are checked here ([`check_weights`]).
+const STRUCTURES: &[&str] = &["errors", "model", "levels", "pace"];
 
 /// Why a parameter file was refused.
 #[derive(Debug, thiserror::Error)]
@@ -954,7 +899,7 @@ fn check_settings(
     } else {
         Vec::new()
     };
-    let structures: &[(&str, Schema)] = if prefix.is_empty() { STRUCTURES } else { &[] };
+    let structures: &[&str] = if prefix.is_empty() { STRUCTURES } else { &[] };
     for (key, value) in table.iter() {
         let name = key.get_ref().as_ref();
         let origin = line(key.span());
@@ -966,14 +911,14 @@ fn check_settings(
                 return Err(not_a_table(prefix, name, origin));
             };
             check_settings(inner, &format!("{name}."), line)?;
-        } else if let Some((_, schema)) = structures.iter().find(|(k, _)| *k == name) {
-            check_schema(value, *schema, &format!("{prefix}{name}"), line)?;
+        } else if structures.contains(&name) {
+            check_structure(value, name, line)?;
         } else {
             let names = settings
                 .iter()
                 .map(|(k, _)| *k)
                 .chain(tables.iter().copied())
-                .chain(structures.iter().map(|(k, _)| *k));
+                .chain(structures.iter().copied());
             let nearest = nearest_name(name, names).map(|n| format!("{prefix}{n}"));
             return Err(SettingError::Unknown {
                 key: format!("{prefix}{name}"),
@@ -994,35 +939,55 @@ fn not_a_table(prefix: &str, name: &str, origin: Origin) -> SettingError {
     }
 }
 
-/// A structure's keys: known, and for a model's weights, complete.
-fn check_schema(
+/// The value of `key` in `table`, if it is a table that has it.
+fn field<'v, 'i>(
+    table: &'v toml::Spanned<DeValue<'i>>,
+    key: &str,
+) -> Option<&'v toml::Spanned<DeValue<'i>>> {
+    table.get_ref().as_table().and_then(|t| {
+        t.iter()
+            .find(|(k, _)| k.get_ref().as_ref() == key)
+            .map(|(_, v)| v)
+    })
+}
+
+/// The weights of a structure's models: the top-level `model`'s and each level's.
+fn check_structure(
     value: &toml::Spanned<DeValue<'_>>,
-    schema: Schema,
+    name: &str,
+    line: &dyn Fn(std::ops::Range<usize>) -> Origin,
+) -> Result<(), SettingError> {
+    let models: Vec<(&toml::Spanned<DeValue<'_>>, &str)> = match name {
+        "model" => vec![(value, "model")],
+        "levels" => value
+            .get_ref()
+            .as_array()
+            .into_iter()
+            .flat_map(|items| items.iter())
+            .filter_map(|level| field(level, "model"))
+            .map(|model| (model, "levels.model"))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (model, path) in models {
+        if let Some(weights) = field(model, "weights") {
+            check_weights(weights, &format!("{path}.weights"), line)?;
+        }
+    }
+    Ok(())
+}
+
+/// A model's weights: one per feature of the model, no more, no fewer.
+fn check_weights(
+    value: &toml::Spanned<DeValue<'_>>,
     path: &str,
     line: &dyn Fn(std::ops::Range<usize>) -> Origin,
 ) -> Result<(), SettingError> {
-    let keys: &[(&str, Schema)] = match schema {
-        Schema::Leaf => return Ok(()),
-        Schema::Tables(keys) => {
-            let Some(items) = value.get_ref().as_array() else {
-                return Err(not_a_table("", path, line(value.span())));
-            };
-            for item in items.iter() {
-                check_schema(item, Schema::Table(keys), path, line)?;
-            }
-            return Ok(());
-        }
-        Schema::Table(keys) => keys,
-        Schema::Weights => &[],
-    };
     let Some(table) = value.get_ref().as_table() else {
         return Err(not_a_table("", path, line(value.span())));
     };
-    let names: Vec<&str> = match schema {
-        Schema::Weights => crate::model::FEATURES.to_vec(),
-        _ => keys.iter().map(|(k, _)| *k).collect(),
-    };
-    for (key, inner) in table.iter() {
+    let names = crate::model::FEATURES;
+    for (key, _) in table.iter() {
         let name = key.get_ref().as_ref();
         if !names.contains(&name) {
             return Err(SettingError::Unknown {
@@ -1031,14 +996,10 @@ fn check_schema(
                 nearest: nearest_name(name, names.iter().copied()).map(|n| format!("{path}.{n}")),
             });
         }
-        if let Some((_, inner_schema)) = keys.iter().find(|(k, _)| *k == name) {
-            check_schema(inner, *inner_schema, &format!("{path}.{name}"), line)?;
-        }
     }
-    if matches!(schema, Schema::Weights)
-        && let Some(missing) = names
-            .iter()
-            .find(|n| !table.iter().any(|(k, _)| k.get_ref().as_ref() == **n))
+    if let Some(missing) = names
+        .iter()
+        .find(|n| !table.iter().any(|(k, _)| k.get_ref().as_ref() == **n))
     {
         return Err(SettingError::MissingWeight {
             name: format!("{path}.{missing}"),
