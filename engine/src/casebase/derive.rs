@@ -1,5 +1,5 @@
 //! What a case base knows besides its cases, derived from the cases alone: the pattern counts
-//! ([`super::patterns`]) and the exact-position index ([`super::index`]). Both are computed when
+//! (module `patterns`) and the exact-position index ([`super::index`]). Both are computed when
 //! a case base is written, from the same records that are stored, so any set of cases (a whole
 //! Lichess month, one player's games, one game) carries exactly the knowledge its games hold.
 

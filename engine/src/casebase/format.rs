@@ -48,7 +48,7 @@
 //! within a material by their first case, which keeps a game's boards together): a bucket
 //! is a run of boards with the same [`crate::board::Material`], so that a retrieval can bound
 //! the similarity of a whole bucket before touching it (see [`crate::retrieve`]). The pattern
-//! counts and the position index are derived from the cases alone (see [`super::patterns`] and
+//! counts and the position index are derived from the cases alone (see module `patterns` and
 //! [`super::index`]).
 //!
 //! Version history: 1 had no pattern counts, no position index, and two zero bytes where a case

@@ -1,6 +1,6 @@
 //! The case base's policy: which legal move its players choose, given the whole board.
 //!
-//! The move patterns ([`super::patterns`]) see a move with a few squares around it; the policy
+//! The move patterns (module `patterns`) see a move with a few squares around it; the policy
 //! sees every square at once. It is a log-linear model over the legal moves of a position,
 //! `P(m) ∝ exp(s(m))`, whose score is one weight per (move, board input) pair summed over the
 //! position's active inputs:

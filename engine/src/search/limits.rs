@@ -85,7 +85,7 @@ pub enum Evaluation {
     Auto,
     /// The network ([`super::nnue`], the embedded `nets/default.nnue`) everywhere.
     Network,
-    /// The hand-made evaluation ([`super::evaluate`]) everywhere.
+    /// The hand-made evaluation ([`super::evaluate()`]) everywhere.
     Classic,
 }
 

@@ -57,7 +57,7 @@ pub struct EngineConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elo: Option<u16>,
     /// Under a clock, hold the move as long as a person would have thought about it (`HumanTime`,
-    /// [`crate::think::pace`]); the search itself stops by then. Off: the clock's budget.
+    /// [`crate::think::PaceModel`]); the search itself stops by then. Off: the clock's budget.
     pub human_time: bool,
     /// The pacing model `human_time` draws a move's time from (fitted by `precedent fit-time`).
     #[serde(skip_serializing_if = "PaceModel::is_empty")]
