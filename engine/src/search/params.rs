@@ -91,10 +91,6 @@ pub const PV_BEST: usize = 32;
 /// iterations in a row the best move has stayed the same: a new best move asks for more time,
 /// a settled one for less.
 pub const STABILITY_SCALE: [f64; 6] = [2.0, 1.5, 1.15, 0.95, 0.8, 0.7];
-/// A best move whose value fell by more than this (centipawns) since the last iteration…
-pub const STABILITY_FALL: i32 = 30;
-/// …gets this much more time.
-pub const STABILITY_FALL_SCALE: f64 = 1.3;
 
 /// Iterations past a mate's length after which the search stops once it has found one (a
 /// shorter mate would show within them).

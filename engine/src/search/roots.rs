@@ -358,7 +358,8 @@ struct BestRoot<'p> {
     optimum: Option<Duration>,
     /// Iterations in a row the best move has stayed the same.
     stable: usize,
-    previous_best: Option<(Move, i32)>,
+    /// The last iteration's best move.
+    previous_best: Option<Move>,
 }
 
 impl BestRoot<'_> {
@@ -428,7 +429,7 @@ impl BestRoot<'_> {
 }
 
 impl Root for BestRoot<'_> {
-    fn next(&self, _searcher: &Searcher<'_, '_>, last: &RootResult) -> bool {
+    fn next(&self, _searcher: &Searcher<'_, '_>, _last: &RootResult) -> bool {
         let Some(optimum) = self.optimum else {
             return true;
         };
@@ -436,13 +437,8 @@ impl Root for BestRoot<'_> {
             return false;
         }
         // Stop when this move has had its time: less when the best move has held for several
-        // iterations, more when it has just changed or its value fell.
-        let mut scale = params::STABILITY_SCALE[self.stable.min(params::STABILITY_SCALE.len() - 1)];
-        if let Some((_, before)) = self.previous_best
-            && last.best.value < before - params::STABILITY_FALL
-        {
-            scale *= params::STABILITY_FALL_SCALE;
-        }
+        // iterations, more when it has just changed.
+        let scale = params::STABILITY_SCALE[self.stable.min(params::STABILITY_SCALE.len() - 1)];
         self.started.elapsed() < optimum.mul_f64(scale)
     }
 
@@ -474,10 +470,10 @@ impl Root for BestRoot<'_> {
             .collect();
         let best = values[0].clone();
         match self.previous_best {
-            Some((m, _)) if m == best.mv => self.stable += 1,
+            Some(m) if m == best.mv => self.stable += 1,
             _ => self.stable = 0,
         }
-        self.previous_best = Some((best.mv, best.value));
+        self.previous_best = Some(best.mv);
         Pass::Done(RootResult {
             depth,
             seldepth: s.seldepth,
