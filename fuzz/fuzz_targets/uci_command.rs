@@ -1,4 +1,4 @@
-//! Every line a GUI can send: `uci::command::parse`, then what the engine does with the parsed
+//! Every line a GUI can send: `uci::parse_command`, then what the engine does with the parsed
 //! arguments that come from the GUI (FEN, move lists, option values, clock values).
 //! Nothing here may panic.
 
@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let mut options = Options::default();
     for line in text.lines() {
-        let Ok(command) = parse(line) else {
+        let Ok(command) = parse_command(line) else {
             continue;
         };
         match command {
