@@ -112,6 +112,11 @@ impl Engine {
     /// `go …` to its bestmove; returns (info lines, bestmove move).
     fn go(&mut self, go: &str) -> (Vec<String>, String) {
         self.send(go);
+        self.bestmove()
+    }
+
+    /// Lines to the next bestmove; returns (the lines before it, its move).
+    fn bestmove(&mut self) -> (Vec<String>, String) {
         let mut lines = self.until("bestmove");
         let best = lines.pop().expect("bestmove line");
         let mv = best
@@ -258,14 +263,8 @@ fn isready_is_answered_during_go_infinite_and_stop_ends_it() {
     );
     e.no_bestmove_for(Duration::from_millis(200));
     e.send("stop");
-    let rest = e.until("bestmove");
-    assert!(is_uci_move(
-        rest.last()
-            .expect("bestmove")
-            .split_whitespace()
-            .nth(1)
-            .expect("move")
-    ));
+    let (_, mv) = e.bestmove();
+    assert!(is_uci_move(&mv));
     e.send("stop"); // stop while idle: ignored
     e.silent_for(Duration::from_millis(100));
     e.quit();
@@ -950,14 +949,8 @@ fn human_time_holds_the_move_for_a_persons_time_and_stop_answers_at_once() {
     e.no_bestmove_for(Duration::from_millis(500));
     let asked = Instant::now();
     e.send("stop");
-    let rest = e.until("bestmove");
-    assert!(is_uci_move(
-        rest.last()
-            .expect("bestmove")
-            .split_whitespace()
-            .nth(1)
-            .expect("move")
-    ));
+    let (_, mv) = e.bestmove();
+    assert!(is_uci_move(&mv));
     assert!(
         asked.elapsed() < Duration::from_secs(10),
         "stop was not answered at once"

@@ -25,8 +25,7 @@ use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
 use precedent::revise::Memory;
 use precedent::search::Limits;
-use precedent::think::EngineConfig;
-use precedent::think::{DecidedBy, think};
+use precedent::think::{DecidedBy, EngineConfig, think};
 
 /// A position to evaluate on: what the human played there.
 #[derive(Clone, Debug)]

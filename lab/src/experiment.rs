@@ -14,8 +14,7 @@ use crate::rating::{
 };
 use crate::tournament::player::PlayerSpec;
 use crate::tournament::{MatchConfig, MatchReport, Pairing, PairwiseNamed, run as run_match};
-use precedent::casebase::{BuildConfig, build};
-use precedent::casebase::{BuildOptions, CaseBase};
+use precedent::casebase::{BuildConfig, BuildOptions, CaseBase, build};
 use precedent::think::EngineConfig;
 
 /// One case base of the experiment.

@@ -27,19 +27,15 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 use crate::eval::{Sample, log_likelihood, paired_delta, wilson};
 use logit::{Example, FitError, Fitted, fit, fit_towards};
 use precedent::adapt::reuse;
-use precedent::casebase::{CaseBase, CaseBaseError};
-use precedent::casebase::{LastMove, MoveContext};
+use precedent::casebase::{CaseBase, CaseBaseError, LastMove, MoveContext};
 use precedent::model::network::Network;
 use precedent::model::{
     Context, Evidence, FEATURES, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, Smoothing, evidence,
 };
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
-use precedent::search::Iteration;
-use precedent::search::Limits;
-use precedent::search::{Evaluation, Memory};
-use precedent::think::judge_position;
-use precedent::think::{EngineConfig, Level};
+use precedent::search::{Evaluation, Iteration, Limits, Memory};
+use precedent::think::{EngineConfig, Level, judge_position};
 
 /// What is gathered for one position: the position, the human's move, the nearest cases'
 /// votes, and the search's values of every move at every iteration. The case base's other

@@ -21,8 +21,7 @@ use crate::client::Limit;
 use crate::eval::{BLUNDER_CP, EvalError, judge_moves, paired_delta, wilson};
 use crate::fit::{BLUNDER_PAWNS, Item};
 use precedent::model::{Evidence, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, most_probable};
-use precedent::think::draw_in;
-use precedent::think::{EngineConfig, ErringRule};
+use precedent::think::{EngineConfig, ErringRule, draw_in};
 
 /// How a way to play picks its move from the model's probabilities.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -12,8 +12,7 @@
 //! feature transformer's gradient gathered sparsely (a position touches about 30 of its 768
 //! columns); weights are kept within what the quantised network can hold.
 
-use precedent::pgn::GameResult;
-use precedent::pgn::{InputError, Selection, for_each_game};
+use precedent::pgn::{GameResult, InputError, Selection, for_each_game};
 use precedent::search::evaluate::evaluate;
 use precedent::search::nnue::{HIDDEN, INPUTS, Network, NetworkError, QB, SCALE, feature};
 use rand::rngs::StdRng;

@@ -10,8 +10,7 @@ use std::collections::BTreeMap;
 
 use nalgebra::{DMatrix, DVector};
 use precedent::adapt::{ReuseConfig, reuse};
-use precedent::casebase::CaseBase;
-use precedent::casebase::is_held_out;
+use precedent::casebase::{CaseBase, is_held_out};
 use precedent::pgn::{InputError, Selection, for_each_game};
 use precedent::search::Limits;
 use precedent::think::{

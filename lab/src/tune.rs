@@ -11,8 +11,7 @@ use rand::rngs::StdRng;
 use rand_distr::StandardNormal;
 use serde::Serialize;
 
-use precedent::think::EngineConfig;
-use precedent::think::settings;
+use precedent::think::{EngineConfig, settings};
 
 /// One tunable number: its range and its initial step size.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::progress;
-use precedent::casebase::BuildOptions;
-use precedent::casebase::{BuildConfig, build};
+use precedent::casebase::{BuildConfig, BuildOptions, build};
 
 /// Arguments of `precedent build`.
 #[derive(clap::Args, Debug)]

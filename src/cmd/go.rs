@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 use precedent::adapt::NoLegalMove;
 use precedent::revise::Memory;
 use precedent::search::Limits;
-use precedent::think::think;
-use precedent::think::{report, to_json};
+use precedent::think::{report, think, to_json};
 use shakmaty::{CastlingMode, Chess};
 
 use precedent_lab::reasoner::ReasonerArgs;

@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use precedent::casebase::CaseBase;
-use precedent::casebase::summarise;
+use precedent::casebase::{CaseBase, summarise};
 
 /// Arguments of `precedent info`.
 #[derive(clap::Args, Debug)]

@@ -189,6 +189,17 @@ pub enum NoLegalMove {
     Stalemate,
 }
 
+impl NoLegalMove {
+    /// Why `pos`, which has no legal move (or none of those asked for), has no decision.
+    pub(crate) fn of(pos: &Chess) -> NoLegalMove {
+        if pos.is_check() {
+            NoLegalMove::Checkmate
+        } else {
+            NoLegalMove::Stalemate
+        }
+    }
+}
+
 /// UCI notation of a move for the given castling convention.
 pub fn uci(m: &Move, mode: CastlingMode) -> String {
     m.to_uci(mode).to_string()
@@ -205,11 +216,7 @@ pub fn reuse(
     let started = Instant::now();
     let legal = legal_moves_within(pos, limits.moves);
     if legal.is_empty() {
-        return Err(if pos.is_check() {
-            NoLegalMove::Checkmate
-        } else {
-            NoLegalMove::Stalemate
-        });
+        return Err(NoLegalMove::of(pos));
     }
 
     let turn = pos.turn();

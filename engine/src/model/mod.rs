@@ -236,8 +236,9 @@ impl ModelConfig {
     }
 }
 
-/// The softmax of scores (stable: the largest is subtracted first).
-fn softmax(scores: &[f64]) -> Vec<f64> {
+/// The softmax of scores (stable: the largest is subtracted first): the model's probabilities,
+/// and the lab's fitting of its weights.
+pub fn softmax(scores: &[f64]) -> Vec<f64> {
     let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if !top.is_finite() {
         return vec![1.0 / scores.len().max(1) as f64; scores.len()];

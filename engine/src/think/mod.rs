@@ -313,11 +313,7 @@ fn think_best(
     let pos = &game.position;
     let legal = legal_moves_within(pos, limits.moves);
     if legal.is_empty() {
-        return Err(if pos.is_check() {
-            NoLegalMove::Checkmate
-        } else {
-            NoLegalMove::Stalemate
-        });
+        return Err(NoLegalMove::of(pos));
     }
     let reserve = limits
         .deadline

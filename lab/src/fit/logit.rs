@@ -1,5 +1,6 @@
-//! Maximum-likelihood fitting of the move model's linear weights (`precedent fit`): a conditional logit (softmax over each
-//! position's legal moves), fitted by Newton's method with a small ridge penalty.
+//! Maximum-likelihood fitting of the move model's linear weights (`precedent fit`): a
+//! conditional logit (softmax over each position's legal moves), fitted by Newton's method with
+//! a small ridge penalty.
 //!
 //! For position `i` with legal moves `j` and features `x_ij`, `P(j | i) = exp(w·x_ij) / Σ_k
 //! exp(w·x_ik)`. The log-likelihood of the moves played is concave in `w`; its gradient is
@@ -7,6 +8,7 @@
 //! a handful of steps from `w = 0`.
 
 use nalgebra::{DMatrix, DVector};
+use precedent::model::softmax;
 
 /// One fitting example: the features of every legal move and which one was played.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -73,17 +75,6 @@ impl Example {
     pub fn probabilities(&self, w: &[f64]) -> Vec<f64> {
         probabilities_with(&self.features, &self.offsets, w)
     }
-}
-
-/// The softmax of scores (stable: the largest is subtracted first).
-pub fn softmax(scores: &[f64]) -> Vec<f64> {
-    let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if !top.is_finite() {
-        return vec![1.0 / scores.len().max(1) as f64; scores.len()];
-    }
-    let exp: Vec<f64> = scores.iter().map(|s| (s - top).exp()).collect();
-    let sum: f64 = exp.iter().sum();
-    exp.into_iter().map(|e| e / sum).collect()
 }
 
 /// Log-likelihood, gradient and Hessian of the penalised objective at `w` (the penalty pulls

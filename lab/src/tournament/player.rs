@@ -12,9 +12,8 @@ use shakmaty::{CastlingMode, Move, Position};
 
 use crate::client::{self, EngineProcess, Score};
 use precedent::casebase::CaseBase;
-use precedent::think::EngineConfig;
 use precedent::think::settings::{self, Origin, SETTINGS, Setting, SettingError, apply_text};
-use precedent::think::{Clock, plan};
+use precedent::think::{Clock, EngineConfig, plan, think};
 
 /// Taken off an in-process player's budget, like a GUI's `Move Overhead`: what the scheduler
 /// may add to a move when two games share two cores (Stockfish's default overhead). Without it
@@ -23,7 +22,6 @@ const IN_PROCESS_OVERHEAD: Duration = Duration::from_millis(10);
 use precedent::position::Game;
 use precedent::revise::Memory;
 use precedent::search::Limits;
-use precedent::think::think;
 
 /// A time control: base time and increment per move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
