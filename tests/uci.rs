@@ -655,7 +655,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     assert!(
         options
             .iter()
-            .any(|l| l == "option name UCI_Elo type spin default 1400 min 1000 max 2200"),
+            .any(|l| l == "option name UCI_Elo type spin default 1400 min 1000 max 2400"),
         "{options:#?}"
     );
     e.send("position startpos moves e2e4 e7e5 g1f3");
@@ -710,6 +710,22 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         2101,
         "info string level 2200 (UCI_Elo 2101): the move model of movers rated 2200-2399, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable as the likeliest sound move, search weight 2.00",
     );
+    // Above 2300: level 2400, the best style (no model errs at that strength), which says so
+    // and moves by the search's verdict on the cases' proposals.
+    let info = at_elo(
+        &mut e,
+        2301,
+        "info string level 2400 (UCI_Elo 2301): the best style (the search's best move, the cases breaking ties), measured on movers rated 2300-2499",
+    );
+    assert!(
+        !info.iter().any(|l| l.starts_with("info string model")),
+        "{info:#?}"
+    );
+    assert!(
+        info.iter()
+            .any(|l| l.starts_with("info string revise: depth ")),
+        "{info:#?}"
+    );
     // An evaluation the user sets replaces the level's own, and the line says which.
     e.send("setoption name Evaluation value classic");
     let info = at_elo(&mut e, 2101, "info string level 2200 (UCI_Elo 2101)");
@@ -739,13 +755,13 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let said = e.until("info string UCI_Elo");
     assert_eq!(
         said.last().map(String::as_str),
-        Some("info string UCI_Elo 3000 is outside 1000..2200; clamped to 2200")
+        Some("info string UCI_Elo 3000 is outside 1000..2400; clamped to 2400")
     );
     e.send("setoption name UCI_Elo value 500");
     let said = e.until("info string UCI_Elo");
     assert_eq!(
         said.last().map(String::as_str),
-        Some("info string UCI_Elo 500 is outside 1000..2200; clamped to 1000")
+        Some("info string UCI_Elo 500 is outside 1000..2400; clamped to 1000")
     );
     let (info, _) = e.go("go movetime 100");
     expect_level(

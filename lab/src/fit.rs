@@ -35,7 +35,7 @@ use precedent::model::{
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
 use precedent::search::{Evaluation, Iteration, Limits, Memory};
-use precedent::think::{EngineConfig, Level, judge_position};
+use precedent::think::{EngineConfig, Level, Style, judge_position};
 
 /// What is gathered for one position: the position, the human's move, the nearest cases'
 /// votes, and the search's values of every move at every iteration. The case base's other
@@ -577,6 +577,7 @@ impl LevelFit {
             elo: (u32::from(self.min_rating) + u32::from(self.max_rating)).div_ceil(2) as u16,
             min_rating: self.min_rating,
             max_rating: self.max_rating,
+            style: Style::Human,
             temperature: self.temperature,
             search_weight: 1.0,
             errors: None,

@@ -21,7 +21,7 @@ use crate::client::Limit;
 use crate::eval::{BLUNDER_CP, EvalError, judge_moves, paired_delta, wilson};
 use crate::fit::{BLUNDER_PAWNS, Item};
 use precedent::model::{Evidence, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, most_probable};
-use precedent::think::{EngineConfig, ErringRule, draw_in};
+use precedent::think::{EngineConfig, ErringRule, Style, draw_in};
 
 /// How a way to play picks its move from the model's probabilities.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -108,6 +108,12 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
         return Err("--elo: which level to trace (none chosen, or no levels)".into());
     };
     let level = choice.level;
+    if level.style == Style::Best {
+        return Err(format!(
+            "--elo: level {} plays the best style, which has no model to err with",
+            level.elo
+        ));
+    }
     if level.model.smoothing != cfg.model.smoothing {
         return Err(format!(
             "level {}'s pattern smoothing differs from the model's: the evidence's features \
@@ -787,6 +793,10 @@ mod tests {
                 hidden: None,
             })
         );
+        // Level 2400 plays the best style: nothing to trace, and said so.
+        cfg.elo = Some(2400);
+        let e = policies(&cfg, &settings).expect_err("no model");
+        assert!(e.contains("level 2400 plays the best style"), "{e}");
         // Level 1600 errs by its rule: no draw unless asked.
         cfg.elo = Some(1600);
         let ps = policies(&cfg, &Settings::default()).expect("policies");

@@ -65,17 +65,24 @@ pub struct EngineConfig {
 }
 
 /// A level of play: the move model fitted on the moves of players of one rating band, and the
-/// temperature at which drawing from it errs as often as they do.
+/// temperature at which drawing from it errs as often as they do; or, at the top, the `best`
+/// style, for a level that has no strength left to pay for human errors.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Level {
     /// The `UCI_Elo` (`--elo`) this level is played at: the settings nearest to it choose it.
     pub elo: u16,
-    /// Lowest rating of the movers its model was fitted on.
+    /// Lowest rating of the movers its model was fitted on (of a `best` level: the band it is
+    /// measured on).
     pub min_rating: u16,
     /// Highest rating of the movers its model was fitted on.
     pub max_rating: u16,
+    /// How the level chooses: `human` (its model, by its errors rule or drawn at its
+    /// temperature) or `best` (the strongest style, which reads no model of its own).
+    #[serde(default = "human", skip_serializing_if = "is_human")]
+    pub style: Style,
     /// `human` style temperature (draws ∝ P^(1/T)).
+    #[serde(default = "one")]
     pub temperature: f64,
     /// Factor on the weights of the search's features: above 1 the level heeds the search more
     /// than the band's players did, and plays stronger (calibrated against Stockfish).
@@ -93,7 +100,8 @@ pub struct Level {
     /// calibrated on its linear weights alone.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub share_network: bool,
-    /// The move model fitted on the band's moves.
+    /// The move model fitted on the band's moves (none for a `best` level).
+    #[serde(default, skip_serializing_if = "is_default")]
     pub model: ModelConfig,
 }
 
@@ -107,6 +115,18 @@ impl Level {
 
 fn yes() -> bool {
     true
+}
+
+fn is_default(model: &ModelConfig) -> bool {
+    *model == ModelConfig::default()
+}
+
+fn human() -> Style {
+    Style::Human
+}
+
+fn is_human(style: &Style) -> bool {
+    *style == Style::Human
 }
 
 fn is_true(b: &bool) -> bool {
@@ -276,15 +296,34 @@ impl EngineConfig {
     }
 
     /// The configuration a move is chosen with, and the level it plays at: with `elo` set and
-    /// levels known, the `human` style with that level's model (its search features weighted
-    /// by the level's search weight) and temperature; else this one. The level comes back as
-    /// played, with the setting it was chosen for: an `Evaluation` the user set replaces the
-    /// level's own.
+    /// levels known, the level's style with its model (its search features weighted by the
+    /// level's search weight) and temperature, or, for a `best` level, the `best` style; else
+    /// this one. The level comes back as played, with the setting it was chosen for: an
+    /// `Evaluation` the user set replaces the level's own.
     pub fn resolved(&self) -> (std::borrow::Cow<'_, EngineConfig>, Option<(Level, u16)>) {
         let Some(choice) = self.elo.and_then(|e| self.level_for(e)) else {
             return (std::borrow::Cow::Borrowed(self), None);
         };
         let level = choice.level;
+        let mut revise = self.revise.clone();
+        if revise.eval == Evaluation::Auto
+            && let Some(eval) = level.evaluation
+        {
+            revise.eval = eval;
+        }
+        // The level as played names the evaluation when it is not `auto`'s: its own, or the
+        // one the user set.
+        let mut played = level.clone();
+        played.evaluation = (revise.eval != Evaluation::Auto).then_some(revise.eval);
+        if level.style == Style::Best {
+            let cfg = EngineConfig {
+                style: Style::Best,
+                revise,
+                levels: Vec::new(),
+                ..self.clone()
+            };
+            return (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)));
+        }
         let mut model = level.model.clone();
         // A level without a network of its own plays the model's at its band's rating.
         if level.plays_shared_network()
@@ -302,19 +341,9 @@ impl EngineConfig {
                 }
             }
         }
-        let mut revise = self.revise.clone();
-        if revise.eval == Evaluation::Auto
-            && let Some(eval) = level.evaluation
-        {
-            revise.eval = eval;
-        }
-        // The level as played names the evaluation when it is not `auto`'s: its own, or the
-        // one the user set.
-        let mut played = level.clone();
-        played.evaluation = (revise.eval != Evaluation::Auto).then_some(revise.eval);
         // The levels themselves stay behind: the resolved configuration plays one of them.
         let cfg = EngineConfig {
-            style: Style::Human,
+            style: level.style,
             temperature: level.temperature,
             errors: level.errors,
             reuse: self.reuse.clone(),
@@ -446,7 +475,7 @@ mod params_tests {
     #[test]
     fn levels_map_settings_to_the_nearest_level_clamped_into_range() {
         let cfg = EngineConfig::default();
-        assert_eq!(cfg.elo_range(), Some((1000, 2200)));
+        assert_eq!(cfg.elo_range(), Some((1000, 2400)));
         let elos: Vec<u16> = cfg.levels.iter().map(|l| l.elo).collect();
         assert!(elos.windows(2).all(|w| w[0] < w[1]), "{elos:?}");
         let pick = |e: u16| {
@@ -460,7 +489,9 @@ mod params_tests {
         assert_eq!(pick(1901), (2000, 2000, 1901, false));
         assert_eq!(pick(2100), (2000, 2000, 2100, false));
         assert_eq!(pick(2101), (2200, 2200, 2101, false));
-        assert_eq!(pick(3000), (2200, 2200, 2200, true));
+        assert_eq!(pick(2300), (2200, 2200, 2300, false));
+        assert_eq!(pick(2301), (2400, 2300, 2301, false));
+        assert_eq!(pick(3000), (2400, 2300, 2400, true));
         assert_eq!(pick(0), (1000, 800, 1000, true));
         assert!(
             EngineConfig {
@@ -498,7 +529,29 @@ mod params_tests {
             let [elos, elo, band, model, errors, temperature, weight, eval] = row[..] else {
                 panic!("README row {row:?}");
             };
+            // The rows' settings are contiguous and each one chooses the row's level.
             assert_eq!(elo.parse::<u16>().ok(), Some(level.elo), "{row:?}");
+            assert_eq!(range(band), (level.min_rating, level.max_rating), "{row:?}");
+            let (lo, hi) = range(elos);
+            assert_eq!(lo, next_elo, "{row:?}");
+            for e in [lo, hi] {
+                assert_eq!(cfg.level_for(e).expect("level").level.elo, level.elo, "{e}");
+            }
+            next_elo = hi + 1;
+            let network = level.evaluation != Some(Evaluation::Classic);
+            assert_eq!(
+                eval,
+                if network { "network" } else { "hand-made" },
+                "{row:?}"
+            );
+            // A best level: "best style", and no errors, temperature or weight ("—").
+            if level.style == Style::Best {
+                assert_eq!(
+                    [model, errors, temperature, weight],
+                    ["best style", "—", "—", "—"]
+                );
+                continue;
+            }
             // "linear": its own 29-feature model; "network": the model's network at its band.
             let model_word = if level.plays_shared_network() {
                 "network"
@@ -506,7 +559,6 @@ mod params_tests {
                 "linear"
             };
             assert_eq!(model, model_word, "{row:?}");
-            assert_eq!(range(band), (level.min_rating, level.max_rating), "{row:?}");
             // "drawn" at the temperature, or "loss ≥ L cp, ratio R" with no temperature ("—").
             match level.errors {
                 None => {
@@ -538,19 +590,6 @@ mod params_tests {
                 Some(level.search_weight),
                 "{row:?}"
             );
-            let network = level.evaluation != Some(Evaluation::Classic);
-            assert_eq!(
-                eval,
-                if network { "network" } else { "hand-made" },
-                "{row:?}"
-            );
-            // The rows' settings are contiguous and each one chooses the row's level.
-            let (lo, hi) = range(elos);
-            assert_eq!(lo, next_elo, "{row:?}");
-            for e in [lo, hi] {
-                assert_eq!(cfg.level_for(e).expect("level").level.elo, level.elo, "{e}");
-            }
-            next_elo = hi + 1;
         }
         assert_eq!(next_elo - 1, cfg.elo_range().expect("levels").1);
     }
@@ -718,6 +757,50 @@ mod params_tests {
             let factor = if search { level.search_weight } else { 1.0 };
             assert_eq!(r.model.weights[name], w * factor, "{name}");
         }
+    }
+
+    #[test]
+    fn a_best_level_plays_the_best_style_and_refuses_what_it_cannot_read() {
+        let level =
+            "[[levels]]\nelo = 2400\nmin_rating = 2300\nmax_rating = 2499\nstyle = \"best\"\n";
+        let mut cfg = EngineConfig::parse(level, "p.toml").expect("a best level");
+        cfg.elo = Some(2500);
+        let (resolved, played) = cfg.resolved();
+        assert_eq!(resolved.style, Style::Best);
+        assert!(resolved.levels.is_empty());
+        let (played, elo) = played.expect("a level");
+        assert_eq!((played.style, played.elo, elo), (Style::Best, 2400, 2400));
+        // A parameter file keeps it, and a level without `style` is a human one.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.toml");
+        cfg.save(&path).expect("save");
+        assert_eq!(EngineConfig::load(&path).expect("load").levels, cfg.levels);
+        let human = level.replace("style = \"best\"\n", "temperature = 0.5\n");
+        let cfg = EngineConfig::parse(&human, "p.toml").expect("a human level");
+        assert_eq!(cfg.levels[0].style, Style::Human);
+        // What only the human style reads is refused on a best level, naming the level.
+        for (extra, key) in [
+            ("errors = { loss = 200, ratio = 0.1 }\n", "errors"),
+            ("temperature = 0.5\n", "temperature"),
+            ("search_weight = 2.0\n", "search_weight"),
+            ("[levels.model.smoothing]\nalpha = 2.0\n", "model"),
+        ] {
+            let e = EngineConfig::parse(&format!("{level}{extra}"), "p.toml").expect_err("refused");
+            assert!(
+                e.to_string().contains(&format!(
+                    "level 2400: `{key}` does nothing in the best style"
+                )),
+                "{e}"
+            );
+        }
+        // The errors rule is the human style's alone.
+        let imitate = level.replace("best", "imitate") + "errors = { loss = 200, ratio = 0.1 }\n";
+        let e = EngineConfig::parse(&imitate, "p.toml").expect_err("refused");
+        assert!(
+            e.to_string()
+                .contains("`errors` does nothing in the imitate style"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -10,19 +10,56 @@ use crate::think::{DecidedBy, Judgement, Thought};
 
 /// The explanation of a move, a line each.
 pub fn explain(t: &Thought) -> Vec<String> {
+    let level = t.level.as_deref();
     match &t.by {
         DecidedBy::Model {
             judgement: j,
             style,
-            level,
-        } => judgement(t, j, *style, level.as_deref()),
+        } => judgement(t, j, *style, level),
         DecidedBy::Search(r) => {
-            let mut lines = decision(&t.decision);
+            let mut lines: Vec<String> = level.map(level_line).into_iter().collect();
+            lines.extend(decision(&t.decision));
             lines.extend(revision(r));
             lines
         }
         DecidedBy::Cases => decision(&t.decision),
     }
+}
+
+/// What the level played at is, in one line.
+fn level_line((level, elo): &(Level, u16)) -> String {
+    let eval = level
+        .evaluation
+        .map_or(String::new(), |e| format!(", {e} evaluation"));
+    let head = format!("level {} (UCI_Elo {elo})", level.elo);
+    if level.style == Style::Best {
+        return format!(
+            "{head}: the best style (the search's best move, the cases breaking ties), measured on movers rated {}-{}{eval}",
+            level.min_rating, level.max_rating
+        );
+    }
+    let errs = match level.errors {
+        Some(e) => {
+            let pawns = |cp: u32| {
+                describe_value(i32::try_from(cp).unwrap_or(i32::MAX))
+                    .trim_start_matches('+')
+                    .to_string()
+            };
+            let hidden = e.hidden.map_or(String::new(), |h| {
+                format!(" and under {} after two plies", pawns(h))
+            });
+            format!(
+                "errors (a loss of {} by the search{hidden}) played when at least {} times as probable as the likeliest sound move",
+                pawns(e.loss),
+                e.ratio
+            )
+        }
+        None => format!("temperature {:.2}", level.temperature),
+    };
+    format!(
+        "{head}: the move model of movers rated {}-{}, {errs}, search weight {:.2}{eval}",
+        level.min_rating, level.max_rating, level.search_weight
+    )
 }
 
 /// Lines explaining the move model's choice: the probabilities, what the case base and the
@@ -56,32 +93,8 @@ fn judgement(
         j.probabilities[j.chosen] * 100.0,
         others.join(", ")
     ));
-    if let Some((level, elo)) = level {
-        let errs = match level.errors {
-            Some(e) => {
-                let pawns = |cp: u32| {
-                    describe_value(i32::try_from(cp).unwrap_or(i32::MAX))
-                        .trim_start_matches('+')
-                        .to_string()
-                };
-                let hidden = e.hidden.map_or(String::new(), |h| {
-                    format!(" and under {} after two plies", pawns(h))
-                });
-                format!(
-                    "errors (a loss of {} by the search{hidden}) played when at least {} times as probable as the likeliest sound move",
-                    pawns(e.loss),
-                    e.ratio
-                )
-            }
-            None => format!("temperature {:.2}", level.temperature),
-        };
-        let eval = level
-            .evaluation
-            .map_or(String::new(), |e| format!(", {e} evaluation"));
-        out.push(format!(
-            "level {} (UCI_Elo {elo}): the move model of movers rated {}-{}, {errs}, search weight {:.2}{eval}",
-            level.elo, level.min_rating, level.max_rating, level.search_weight
-        ));
+    if let Some(level) = level {
+        out.push(level_line(level));
     }
     let parts = j.contributions(j.chosen);
     let (cases, moves, search) = (parts.cases, parts.moves, parts.search);

@@ -173,8 +173,6 @@ pub enum DecidedBy {
         judgement: Box<Judgement>,
         /// The style it chose in.
         style: Style,
-        /// The level played at (`UCI_Elo`), if any: the level and the setting.
-        level: Option<Box<(Level, u16)>>,
     },
 }
 
@@ -197,6 +195,8 @@ pub struct Thought {
     pub decision: Decision,
     /// How the move was decided, and what decided it.
     pub by: DecidedBy,
+    /// The level played at (`UCI_Elo`), if any: the level and the setting.
+    pub level: Option<Box<(Level, u16)>>,
     /// The move to play.
     pub mv: Move,
     /// It in UCI notation.
@@ -249,8 +249,10 @@ pub fn think(
     let cfg = &*resolved;
     let revising = cfg.revise.enabled;
     let modelled = revising && cfg.style != Style::Best && !cfg.model.is_empty();
+    let level = level.map(Box::new);
     if revising && !modelled {
-        return think_best(cb, game, cfg, &limits, castling, memory, started);
+        let thought = think_best(cb, game, cfg, &limits, castling, memory, started)?;
+        return Ok(Thought { level, ..thought });
     }
     // The move model's styles think until twice the optimum, as they were calibrated.
     let limits = Limits {
@@ -272,7 +274,6 @@ pub fn think(
             let by = DecidedBy::Model {
                 judgement: Box::new(j),
                 style: cfg.style,
-                level: level.map(Box::new),
             };
             (mv, score, by)
         }
@@ -281,6 +282,7 @@ pub fn think(
     Ok(Thought {
         decision,
         by,
+        level,
         bestmove: mv.to_uci(castling).to_string(),
         mv,
         score,
@@ -338,6 +340,7 @@ fn think_best(
             mv: decision.mv,
             decision,
             by: DecidedBy::Cases,
+            level: None,
             elapsed: started.elapsed(),
         });
     };
@@ -378,6 +381,7 @@ fn think_best(
         mv: revised.mv,
         decision,
         by: DecidedBy::Search(Box::new(revised)),
+        level: None,
         elapsed: started.elapsed(),
     })
 }

@@ -815,6 +815,9 @@ pub fn validate(cfg: &EngineConfig) -> Result<(), SettingError> {
             origin: None,
         });
     }
+    for level in &cfg.levels {
+        check_level(level)?;
+    }
     if cfg.elo.is_some() && cfg.levels.is_empty() {
         return Err(SettingError::Invalid(
             "`elo`: the parameters have no levels to choose from".into(),
@@ -829,6 +832,32 @@ pub fn validate(cfg: &EngineConfig) -> Result<(), SettingError> {
         if let Some(net) = &model.network {
             net.check()
                 .map_err(|e| SettingError::Invalid(format!("`{name}.network`: {e}")))?;
+        }
+    }
+    Ok(())
+}
+
+/// What a level's style reads: the errors rule is the `human` style's; a `best` level reads
+/// no model, no temperature and no search weight, so any of them set is a mistake to report.
+fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
+    let misplaced = |what: &str| {
+        Err(SettingError::Invalid(format!(
+            "level {}: `{what}` does nothing in the {} style",
+            level.elo, level.style
+        )))
+    };
+    if level.errors.is_some() && level.style != Style::Human {
+        return misplaced("errors");
+    }
+    if level.style == Style::Best {
+        if level.model != crate::model::ModelConfig::default() {
+            return misplaced("model");
+        }
+        if level.temperature != 1.0 {
+            return misplaced("temperature");
+        }
+        if level.search_weight != 1.0 {
+            return misplaced("search_weight");
         }
     }
     Ok(())

@@ -200,9 +200,9 @@ impl EvalRun<'_> {
         };
         let outcomes = run_reasoner(cb, positions, cfg, self.budget(cfg), self.seed, &each);
         bar.finish();
-        let style = match cfg.elo {
-            Some(elo) => format!("human at level {elo}"),
-            None => cfg.style.to_string(),
+        let style = match cfg.resolved() {
+            (played, Some((level, _))) => format!("{} at level {}", played.style, level.elo),
+            (played, None) => played.style.to_string(),
         };
         let name = format!(
             "precedent ({}, style {}, mode {}, k {}, p {}, weights {}, revise {})",
