@@ -209,6 +209,12 @@ impl ModelConfig {
         }
     }
 
+    /// Whether nothing of it is given (no weight, smoothing or network set): a level that
+    /// reads no model has none.
+    pub fn is_unset(&self) -> bool {
+        *self == ModelConfig::default()
+    }
+
     /// Whether any weight is set (an empty model leaves the choice to the search and the vote).
     pub fn is_empty(&self) -> bool {
         self.weights.values().all(|w| *w == 0.0)

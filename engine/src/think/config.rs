@@ -101,7 +101,7 @@ pub struct Level {
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub share_network: bool,
     /// The move model fitted on the band's moves (none for a `best` level).
-    #[serde(default, skip_serializing_if = "is_default")]
+    #[serde(default, skip_serializing_if = "ModelConfig::is_unset")]
     pub model: ModelConfig,
 }
 
@@ -115,10 +115,6 @@ impl Level {
 
 fn yes() -> bool {
     true
-}
-
-fn is_default(model: &ModelConfig) -> bool {
-    *model == ModelConfig::default()
 }
 
 fn human() -> Style {
@@ -316,11 +312,18 @@ impl EngineConfig {
         let mut played = level.clone();
         played.evaluation = (revise.eval != Evaluation::Auto).then_some(revise.eval);
         if level.style == Style::Best {
+            // Field by field, so that the levels (each with its model) are not cloned a move.
             let cfg = EngineConfig {
                 style: Style::Best,
+                temperature: self.temperature,
+                errors: self.errors,
+                reuse: self.reuse.clone(),
                 revise,
+                model: self.model.clone(),
                 levels: Vec::new(),
-                ..self.clone()
+                elo: self.elo,
+                human_time: self.human_time,
+                pace: self.pace.clone(),
             };
             return (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)));
         }

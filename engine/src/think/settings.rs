@@ -850,7 +850,7 @@ fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
         return misplaced("errors");
     }
     if level.style == Style::Best {
-        if level.model != crate::model::ModelConfig::default() {
+        if !level.model.is_unset() {
             return misplaced("model");
         }
         if level.temperature != 1.0 {
