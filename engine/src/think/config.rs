@@ -762,6 +762,34 @@ mod params_tests {
         }
     }
 
+    /// Every embedded level shares the model's network; `share_network = false` (a level
+    /// fitted on its linear weights alone) must still keep it out, and survive a save.
+    #[test]
+    fn a_level_plays_the_shared_network_at_its_band_unless_it_declines_it() {
+        let mut cfg = EngineConfig::default();
+        let shared = cfg
+            .model
+            .network
+            .clone()
+            .expect("the default model has a network");
+        cfg.elo = Some(1800);
+        let level = cfg.level_for(1800).expect("level").level.clone();
+        assert!(level.plays_shared_network(), "{}", level.elo);
+        let net = cfg.resolved().0.model.network.clone().expect("shared");
+        let middle = (f64::from(level.min_rating) + f64::from(level.max_rating)) / 2.0;
+        assert_eq!(net.rating, middle);
+        assert_eq!(net.hidden, shared.hidden);
+        for l in &mut cfg.levels {
+            l.share_network = false;
+        }
+        assert_eq!(cfg.resolved().0.model.network, None);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.toml");
+        cfg.save(&path).expect("save");
+        let loaded = EngineConfig::load(&path).expect("load");
+        assert!(loaded.levels.iter().all(|l| !l.share_network));
+    }
+
     #[test]
     fn a_best_level_plays_the_best_style_and_refuses_what_it_cannot_read() {
         let level =
