@@ -20,7 +20,9 @@ use crate::Progress;
 use crate::client::Limit;
 use crate::eval::{BLUNDER_CP, EvalError, judge_moves, paired_delta, wilson};
 use crate::fit::{BLUNDER_PAWNS, Item};
-use precedent::model::{Evidence, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, most_probable};
+use precedent::model::{
+    Evidence, FIRST_SEARCH_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, most_probable,
+};
 use precedent::think::{EngineConfig, ErringRule, Style, draw_in};
 
 /// How a way to play picks its move from the model's probabilities.
@@ -53,6 +55,9 @@ pub struct Policy {
     pub model: ModelConfig,
     /// How the move is picked.
     pub choice: Choice,
+    /// The search's features as a search stopped at this depth (1-4) would have given them
+    /// (see [`at_depth`]); `None`: as gathered.
+    pub depth: Option<u8>,
 }
 
 impl Policy {
@@ -70,6 +75,14 @@ impl Policy {
     }
 
     fn choose_among(&self, evidence: &Evidence, position: &Chess) -> usize {
+        let shallow;
+        let evidence = match self.depth {
+            Some(d) => {
+                shallow = at_depth(evidence, d);
+                &shallow
+            }
+            None => evidence,
+        };
         let p = self.model.probabilities(evidence);
         let features: &[[f64; N_FEATURES]] = &evidence.features;
         match self.choice {
@@ -78,6 +91,30 @@ impl Policy {
             Choice::Rule(rule) => rule.choose_by_evidence(&p, features).0,
         }
     }
+}
+
+/// The evidence as a search stopped after `depth` plies (1-4) would have given it: the evidence
+/// holds every move's loss after one to four plies, so the losses past `depth` read as the loss
+/// there, as the engine reads a depth its search did not reach, and so do the last iteration's
+/// loss, its root and hinges, and whether the move was best there. The position's value in the
+/// context stays the deepest iteration's (the evidence keeps no other).
+pub fn at_depth(evidence: &Evidence, depth: u8) -> Evidence {
+    let d = usize::from(depth.clamp(1, 4));
+    let s = FIRST_SEARCH_FEATURE;
+    let mut out = evidence.clone();
+    for x in &mut out.features {
+        let loss = |k: usize| x[s + k.min(d) - 1];
+        let l = [loss(1), loss(2), loss(3), loss(4)];
+        let last = l[d - 1];
+        x[s..s + 4].copy_from_slice(&l);
+        x[s + 4] = last;
+        x[s + 5] = last.sqrt();
+        x[s + 6] = (last - 0.5).max(0.0);
+        x[s + 7] = (last - 1.5).max(0.0);
+        x[s + 9] = f64::from(u8::from(l[1] == 0.0));
+        x[s + 10] = f64::from(u8::from(last == 0.0));
+    }
+    out
 }
 
 /// The settings of a level to trace (empty lists: the level's own).
@@ -97,6 +134,9 @@ pub struct Settings {
     pub hidden: Option<Option<u32>>,
     /// The draws' seed.
     pub seed: u64,
+    /// Depths (1-4) at which the level's most probable move is also traced, at every search
+    /// weight, its search stopped there ([`at_depth`]).
+    pub depths: Vec<u8>,
 }
 
 /// The ways to play traced for `cfg`'s level (`cfg.elo`): the default style (`imitate`, with
@@ -126,6 +166,7 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
         search_weight: None,
         model: cfg.model.clone(),
         choice: Choice::MostProbable,
+        depth: None,
     }];
     let or_own = |given: &[f64], own: Vec<f64>| {
         if given.is_empty() {
@@ -148,6 +189,11 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
     let hidden = settings
         .hidden
         .unwrap_or(level.errors.and_then(|e| e.hidden));
+    if let Some(d) = settings.depths.iter().find(|d| !(1..=4).contains(*d)) {
+        return Err(format!(
+            "--depths: {d} is not a depth the evidence holds (1 to 4 plies)"
+        ));
+    }
     if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
         return Err(format!("--search-weights: {w} is not a weight ≥ 0"));
     }
@@ -172,8 +218,15 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
             search_weight: Some(w),
             model: model.clone(),
             choice,
+            depth: None,
         };
         out.push(policy("most probable", Choice::MostProbable));
+        for &d in &settings.depths {
+            out.push(Policy {
+                depth: Some(d),
+                ..policy(&format!("most probable at depth {d}"), Choice::MostProbable)
+            });
+        }
         for &temperature in &temperatures {
             let seed = settings.seed;
             out.push(policy("drawn", Choice::Draw { temperature, seed }));
@@ -212,6 +265,8 @@ pub struct Row {
     pub ratio: Option<f64>,
     /// The temperature, when it draws.
     pub temperature: Option<f64>,
+    /// The depth its search stopped at, when it was stopped.
+    pub depth: Option<u8>,
     /// Share of the positions where it chose the human's move.
     pub matching: f64,
     /// 95 % Wilson interval of `matching`.
@@ -266,6 +321,7 @@ impl Row {
             search_weight: policy.and_then(|p| p.search_weight),
             ratio,
             temperature,
+            depth: policy.and_then(|p| p.depth),
             matching: k as f64 / n.max(1) as f64,
             ci_low,
             ci_high,
@@ -411,6 +467,10 @@ fn families(f: &Frontier) -> Vec<(String, Vec<&Row>)> {
     let mut out: Vec<(String, Vec<&Row>)> = Vec::new();
     for r in f.rows.iter().skip(1) {
         let label = match (r.ratio, r.temperature) {
+            // A stopped search: one line per depth, through the search weights.
+            (None, None) if r.depth.is_some() => {
+                format!("most probable at depth {}, by weight", r.depth.unwrap_or(0))
+            }
             // The errors rule: one line per search weight, through its ratios.
             (Some(_), _) => format!("errors rule, weight {:.2}", r.search_weight.unwrap_or(1.0)),
             // Draws: one line per temperature, through the search weights.
@@ -585,6 +645,7 @@ mod tests {
             search_weight: Some(1.0),
             model: linear(&weights),
             choice,
+            depth: None,
         }
     }
 
@@ -705,6 +766,7 @@ mod tests {
             search_weight: None,
             model: linear(&weights),
             choice: Choice::MostProbable,
+            depth: None,
         };
         let f = trace(&[&a], std::slice::from_ref(&p));
         let row = &f.rows[0];
@@ -744,6 +806,55 @@ mod tests {
             ..f
         };
         assert!(chart(&empty, "none").is_err());
+    }
+
+    #[test]
+    fn a_stopped_search_reads_its_last_depth_everywhere_deeper() {
+        use precedent::model::FIRST_SEARCH_FEATURE as S;
+        let mut x = [0.0; N_FEATURES];
+        // A move that looks fine for two plies and loses 3 pawns from the third.
+        x[S..S + 4].copy_from_slice(&[0.0, 0.0, 3.0, 3.0]);
+        x[S + 4] = 3.0;
+        x[S + 5] = 3.0f64.sqrt();
+        x[S + 6] = 2.5;
+        x[S + 7] = 1.5;
+        x[S + 8] = 1.0;
+        x[S + 9] = 1.0;
+        let e = Evidence {
+            moves: Vec::new(),
+            features: vec![x],
+            context: precedent::model::Context::default(),
+        };
+        let two = at_depth(&e, 2).features[0];
+        assert_eq!(
+            &two[S..S + 11],
+            &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
+        );
+        assert_eq!(two[..S], x[..S], "the cases' and the move's features stay");
+        let three = at_depth(&e, 3).features[0];
+        assert_eq!(three[S + 4], 3.0);
+        assert_eq!(three[S + 10], 0.0, "no longer best at its last depth");
+        assert_eq!(
+            at_depth(&e, 4).features[0],
+            x,
+            "four plies is all the evidence holds"
+        );
+        // Depths past the evidence are refused when the policies are made.
+        let cfg = EngineConfig {
+            elo: Some(1400),
+            ..EngineConfig::default()
+        };
+        let bad = Settings {
+            depths: vec![5],
+            ..Settings::default()
+        };
+        assert!(policies(&cfg, &bad).unwrap_err().contains("--depths"));
+        let two = Settings {
+            depths: vec![2],
+            ..Settings::default()
+        };
+        let ps = policies(&cfg, &two).expect("policies");
+        assert_eq!(ps.iter().filter(|p| p.depth == Some(2)).count(), 1);
     }
 
     #[test]

@@ -34,6 +34,10 @@ pub struct FrontierArgs {
     /// Search weights to trace the level's model at (default: the level's own).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub search_weights: Vec<f64>,
+    /// Also trace the level's most probable move at every search weight with its search
+    /// stopped at these depths (1-4 plies: the evidence holds the losses that far).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub depths: Vec<u8>,
     /// Ratios of the errors rule to trace at every search weight.
     #[arg(
         long,
@@ -141,6 +145,7 @@ pub fn run(
         loss: args.loss,
         hidden: args.hidden.map(|h| h.0),
         seed,
+        depths: args.depths.clone(),
     };
     let policies = policies(cfg, &settings).map_err(EvalError::Other)?;
     let judge_limit: Option<Limit> =
