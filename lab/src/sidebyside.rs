@@ -7,9 +7,14 @@ use std::fmt;
 use std::path::PathBuf;
 
 use plotters::prelude::*;
+use precedent::position::parse_fen;
 use serde::Serialize;
+use shakmaty::uci::UciMove;
+use shakmaty::{Move, Position, Role};
 
-use crate::eval::{Comparison, EvalError, OutcomeLine, loss_stats, pair, read_outcomes, wilson};
+use crate::eval::{
+    Comparison, EvalError, OutcomeLine, loss_stats, pair, paired_delta, read_outcomes, wilson,
+};
 
 /// Arguments of `precedent side-by-side`.
 #[derive(clap::Args, Debug, Clone)]
@@ -28,6 +33,150 @@ pub struct SideArgs {
         default_value = "move-matching and blunders on the same positions"
     )]
     pub title: String,
+    /// Also split the positions by the game's phase, the kind of the human's move or the
+    /// piece that moved, each group with every run's matching and paired difference
+    /// (comma-separated: phase,kind,piece)
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub by: Vec<Split>,
+}
+
+/// How `--by` splits the positions: by what the humans faced and played.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    /// Plies before the position: before 20, 20–39, 40–59, from 60.
+    Phase,
+    /// The human's move: a capture, a check (not capturing), castling, or quiet.
+    Kind,
+    /// The piece the human moved.
+    Piece,
+}
+
+impl Split {
+    /// Its groups, in the order shown.
+    fn groups(self) -> &'static [&'static str] {
+        match self {
+            Split::Phase => &["before ply 20", "plies 20-39", "plies 40-59", "from ply 60"],
+            Split::Kind => &["capture", "check", "castle", "quiet"],
+            Split::Piece => &["pawn", "knight", "bishop", "rook", "queen", "king"],
+        }
+    }
+
+    /// The index of the group of a position (`pos`, before the human's move `human`).
+    fn group(self, pos: &shakmaty::Chess, human: &Move) -> usize {
+        match self {
+            Split::Phase => {
+                let ply = 2 * (pos.fullmoves().get() - 1)
+                    + u32::from(pos.turn() == shakmaty::Color::Black);
+                (ply / 20).min(3) as usize
+            }
+            Split::Kind => {
+                if human.is_capture() {
+                    0
+                } else if pos.clone().play(*human).is_ok_and(|after| after.is_check()) {
+                    1
+                } else if human.is_castle() {
+                    2
+                } else {
+                    3
+                }
+            }
+            Split::Piece => match human.role() {
+                Role::Pawn => 0,
+                Role::Knight => 1,
+                Role::Bishop => 2,
+                Role::Rook => 3,
+                Role::Queen => 4,
+                Role::King => 5,
+            },
+        }
+    }
+}
+
+/// One group of a split: its positions and every run's matching on them.
+#[derive(Clone, Debug, Serialize)]
+pub struct Group {
+    /// Its name.
+    pub name: String,
+    /// Positions in it.
+    pub positions: u64,
+    /// Every run's matching on them (0..=1), in the runs' order.
+    pub matching: Vec<f64>,
+    /// Every run's paired difference from the first on them, with its 95 % interval (none for
+    /// the first).
+    pub paired: Vec<Option<(f64, f64, f64)>>,
+}
+
+/// The positions split one way.
+#[derive(Clone, Debug, Serialize)]
+pub struct Breakdown {
+    /// How.
+    pub by: Split,
+    /// The groups that hold positions, in order.
+    pub groups: Vec<Group>,
+}
+
+/// The runs' matching split each way of `by` (the runs are on the same positions, checked
+/// before); an error names a position whose FEN or human move cannot be read.
+fn breakdowns(
+    runs: &[(String, PathBuf, Vec<OutcomeLine>)],
+    by: &[Split],
+) -> Result<Vec<Breakdown>, EvalError> {
+    let Some((_, path, first)) = runs.first() else {
+        return Ok(Vec::new());
+    };
+    if by.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut read = Vec::with_capacity(first.len());
+    for (i, l) in first.iter().enumerate() {
+        let bad = |what: &str| {
+            EvalError::Other(format!(
+                "{} line {}: {what} cannot be read: {} {}",
+                path.display(),
+                i + 1,
+                l.fen,
+                l.human
+            ))
+        };
+        let pos = parse_fen(&l.fen).map_err(|_| bad("the FEN"))?;
+        let human = UciMove::from_ascii(l.human.as_bytes())
+            .ok()
+            .and_then(|m| m.to_move(&pos).ok())
+            .ok_or_else(|| bad("the human's move"))?;
+        read.push((pos, human));
+    }
+    let mut out = Vec::new();
+    for &split in by {
+        let keys: Vec<usize> = read.iter().map(|(p, m)| split.group(p, m)).collect();
+        let mut groups = Vec::new();
+        for (g, name) in split.groups().iter().enumerate() {
+            let members: Vec<usize> = (0..keys.len()).filter(|&i| keys[i] == g).collect();
+            if members.is_empty() {
+                continue;
+            }
+            let hits = |lines: &[OutcomeLine]| -> Vec<bool> {
+                members.iter().map(|&i| lines[i].matched).collect()
+            };
+            let reference = hits(first);
+            let n = members.len();
+            let mut matching = Vec::new();
+            let mut paired = Vec::new();
+            for (r, (_, _, lines)) in runs.iter().enumerate() {
+                let own = hits(lines);
+                matching.push(own.iter().filter(|h| **h).count() as f64 / n as f64);
+                paired.push((r > 0).then(|| paired_delta(&own, &reference)));
+            }
+            groups.push(Group {
+                name: (*name).to_string(),
+                positions: n as u64,
+                matching,
+                paired,
+            });
+        }
+        out.push(Breakdown { by: split, groups });
+    }
+    Ok(out)
 }
 
 /// One run's figures.
@@ -83,6 +232,9 @@ pub struct SideBySide {
     /// The humans' moves as the judge saw them (from the first run that judged them all).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub humans: Option<Quality>,
+    /// The positions split by `--by`, each way.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub breakdowns: Vec<Breakdown>,
     /// The chart written, if asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chart: Option<String>,
@@ -118,7 +270,10 @@ pub fn run(args: &SideArgs) -> Result<SideBySide, EvalError> {
         }
         runs.push((label, path, lines));
     }
-    let report = side_by_side(&runs)?;
+    let report = SideBySide {
+        breakdowns: breakdowns(&runs, &args.by)?,
+        ..side_by_side(&runs)?
+    };
     let Some(path) = &args.chart else {
         return Ok(report);
     };
@@ -178,6 +333,7 @@ pub fn side_by_side(runs: &[(String, PathBuf, Vec<OutcomeLine>)]) -> Result<Side
     Ok(SideBySide {
         runs: rows,
         humans,
+        breakdowns: Vec::new(),
         chart: None,
     })
 }
@@ -240,6 +396,44 @@ impl fmt::Display for SideBySide {
         }
         let n = self.runs.first().map_or(0, |r| r.positions);
         writeln!(f, "{n} positions, the same in every run")?;
+        for b in &self.breakdowns {
+            let by = match b.by {
+                Split::Phase => "the game's phase",
+                Split::Kind => "the kind of the human's move",
+                Split::Piece => "the piece the human moved",
+            };
+            writeln!(
+                f,
+                "by {by} (matching; paired Δ from {}):",
+                self.runs[0].label
+            )?;
+            for g in &b.groups {
+                let cells: Vec<String> = g
+                    .matching
+                    .iter()
+                    .zip(&g.paired)
+                    .zip(&self.runs)
+                    .map(|((m, p), r)| match p {
+                        None => format!("{} {:.1}%", r.label, pct(*m)),
+                        Some((d, lo, hi)) => format!(
+                            "{} {:.1}% {:+.1} ({:+.1}..{:+.1})",
+                            r.label,
+                            pct(*m),
+                            pct(*d),
+                            pct(*lo),
+                            pct(*hi)
+                        ),
+                    })
+                    .collect();
+                writeln!(
+                    f,
+                    "  {:14} {:>5}  {}",
+                    g.name,
+                    g.positions,
+                    cells.join("; ")
+                )?;
+            }
+        }
         if let Some(path) = &self.chart {
             writeln!(f, "chart: {path}")?;
         }
@@ -409,6 +603,72 @@ mod tests {
         assert!(
             e.starts_with("o.jsonl against m.jsonl: maia: position 3"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn the_positions_split_by_phase_kind_and_piece_keep_the_pairing() {
+        // Ply 20 (a quiet knight move, matched by both), ply 0 (a pawn push, matched by the
+        // second run only), ply 1 (Black's capture, matched by neither).
+        let lines = |second: bool| {
+            let mut v = vec![
+                line(
+                    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 11",
+                    true,
+                    None,
+                    None,
+                ),
+                line(
+                    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                    second,
+                    None,
+                    None,
+                ),
+                line(
+                    "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+                    false,
+                    None,
+                    None,
+                ),
+            ];
+            v[0].human = "f1b5".into();
+            v[1].human = "e2e4".into();
+            v[2].human = "d5e4".into();
+            v
+        };
+        let runs = vec![
+            ("a".to_string(), PathBuf::from("a.jsonl"), lines(false)),
+            ("b".to_string(), PathBuf::from("b.jsonl"), lines(true)),
+        ];
+        let b = breakdowns(&runs, &[Split::Phase, Split::Kind, Split::Piece]).expect("split");
+        let names = |k: usize| -> Vec<(&str, u64)> {
+            b[k].groups
+                .iter()
+                .map(|g| (g.name.as_str(), g.positions))
+                .collect()
+        };
+        assert_eq!(names(0), [("before ply 20", 2), ("plies 20-39", 1)]);
+        assert_eq!(names(1), [("capture", 1), ("quiet", 2)]);
+        assert_eq!(names(2), [("pawn", 2), ("bishop", 1)]);
+        let early = &b[0].groups[0];
+        assert_eq!(early.matching, [0.0, 0.5]);
+        assert_eq!(early.paired[0], None);
+        assert_eq!(early.paired[1].map(|p| p.0), Some(0.5));
+        let mut broken = runs.clone();
+        broken[0].2[2].human = "e1e8".into();
+        let e = breakdowns(&broken, &[Split::Kind]).expect_err("illegal");
+        assert!(
+            e.to_string()
+                .starts_with("a.jsonl line 3: the human's move"),
+            "{e}"
+        );
+        let s = SideBySide {
+            breakdowns: b,
+            ..side_by_side(&runs).expect("same positions")
+        };
+        assert!(
+            s.to_string().contains("by the piece the human moved"),
+            "{s}"
         );
     }
 
