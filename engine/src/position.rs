@@ -123,9 +123,13 @@ impl Game {
 
     /// Plies played before this position, from the FEN move counter (0 = White's first move).
     pub fn ply(&self) -> u32 {
-        let full = self.position.fullmoves().get();
-        (full - 1) * 2 + u32::from(self.position.turn() == Color::Black)
+        ply_of(&self.position)
     }
+}
+
+/// Plies played before `pos`, from its FEN move counter (0 = White's first move).
+pub fn ply_of(pos: &Chess) -> u32 {
+    (pos.fullmoves().get() - 1) * 2 + u32::from(pos.turn() == Color::Black)
 }
 
 /// Plays UCI moves (`e2e4`, `e7e8q`; castling as `e1g1` or king-takes-rook `e1h1`) from `pos`.

@@ -139,7 +139,8 @@ fn uci(m: &Move) -> String {
     m.to_uci(CastlingMode::Standard).to_string()
 }
 
-fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
+/// The legal move of `pos` a UCI text names, if it names one.
+pub(crate) fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
     UciMove::from_ascii(text.as_bytes()).ok()?.to_move(pos).ok()
 }
 

@@ -466,16 +466,14 @@ fn blunders(row: &Row) -> f64 {
 fn families(f: &Frontier) -> Vec<(String, Vec<&Row>)> {
     let mut out: Vec<(String, Vec<&Row>)> = Vec::new();
     for r in f.rows.iter().skip(1) {
-        let label = match (r.ratio, r.temperature) {
+        let label = match (r.ratio, r.temperature, r.depth) {
             // A stopped search: one line per depth, through the search weights.
-            (None, None) if r.depth.is_some() => {
-                format!("most probable at depth {}, by weight", r.depth.unwrap_or(0))
-            }
+            (None, None, Some(d)) => format!("most probable at depth {d}, by weight"),
             // The errors rule: one line per search weight, through its ratios.
-            (Some(_), _) => format!("errors rule, weight {:.2}", r.search_weight.unwrap_or(1.0)),
+            (Some(_), _, _) => format!("errors rule, weight {:.2}", r.search_weight.unwrap_or(1.0)),
             // Draws: one line per temperature, through the search weights.
-            (None, Some(t)) => format!("drawn at T {t:.2}, by weight"),
-            (None, None) => "most probable, by weight".to_string(),
+            (None, Some(t), _) => format!("drawn at T {t:.2}, by weight"),
+            (None, None, None) => "most probable, by weight".to_string(),
         };
         match out.iter_mut().find(|(l, _)| *l == label) {
             Some((_, rows)) => rows.push(r),

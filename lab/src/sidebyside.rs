@@ -7,14 +7,14 @@ use std::fmt;
 use std::path::PathBuf;
 
 use plotters::prelude::*;
-use precedent::position::parse_fen;
+use precedent::position::{parse_fen, ply_of};
 use serde::Serialize;
-use shakmaty::uci::UciMove;
 use shakmaty::{Move, Position, Role};
 
 use crate::eval::{
     Comparison, EvalError, OutcomeLine, loss_stats, pair, paired_delta, read_outcomes, wilson,
 };
+use crate::fit::parse_move;
 
 /// Arguments of `precedent side-by-side`.
 #[derive(clap::Args, Debug, Clone)]
@@ -65,11 +65,7 @@ impl Split {
     /// The index of the group of a position (`pos`, before the human's move `human`).
     fn group(self, pos: &shakmaty::Chess, human: &Move) -> usize {
         match self {
-            Split::Phase => {
-                let ply = 2 * (pos.fullmoves().get() - 1)
-                    + u32::from(pos.turn() == shakmaty::Color::Black);
-                (ply / 20).min(3) as usize
-            }
+            Split::Phase => (ply_of(pos) / 20).min(3) as usize,
             Split::Kind => {
                 if human.is_capture() {
                     0
@@ -140,10 +136,7 @@ fn breakdowns(
             ))
         };
         let pos = parse_fen(&l.fen).map_err(|_| bad("the FEN"))?;
-        let human = UciMove::from_ascii(l.human.as_bytes())
-            .ok()
-            .and_then(|m| m.to_move(&pos).ok())
-            .ok_or_else(|| bad("the human's move"))?;
+        let human = parse_move(&pos, &l.human).ok_or_else(|| bad("the human's move"))?;
         read.push((pos, human));
     }
     let mut out = Vec::new();
@@ -270,9 +263,11 @@ pub fn run(args: &SideArgs) -> Result<SideBySide, EvalError> {
         }
         runs.push((label, path, lines));
     }
+    // The runs' positions are checked to be the same before they are split.
+    let report = side_by_side(&runs)?;
     let report = SideBySide {
         breakdowns: breakdowns(&runs, &args.by)?,
-        ..side_by_side(&runs)?
+        ..report
     };
     let Some(path) = &args.chart else {
         return Ok(report);
@@ -670,6 +665,24 @@ mod tests {
             s.to_string().contains("by the piece the human moved"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn a_split_of_runs_on_other_positions_is_refused_not_indexed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let long = dir.path().join("long.jsonl");
+        let short = dir.path().join("short.jsonl");
+        crate::eval::write_outcomes(&long, &vec![line(fen, true, None, None); 2]).expect("write");
+        crate::eval::write_outcomes(&short, &[line(fen, true, None, None)]).expect("write");
+        let args = SideArgs {
+            runs: vec![long.display().to_string(), short.display().to_string()],
+            chart: None,
+            title: String::new(),
+            by: vec![Split::Kind],
+        };
+        let e = run(&args).expect_err("other positions").to_string();
+        assert!(e.contains("not the same sample"), "{e}");
     }
 
     #[test]

@@ -433,7 +433,7 @@ impl Engine {
             Color::White => ((params.wtime, params.winc), (params.btime, params.binc)),
             Color::Black => ((params.btime, params.binc), (params.wtime, params.winc)),
         };
-        let ply = 2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == Color::Black);
+        let ply = self.game.ply();
         let situation = self.clocks.observe(
             ply,
             seconds(ours.0),
