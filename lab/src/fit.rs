@@ -315,6 +315,26 @@ pub fn load(path: &Path) -> io::Result<Vec<Record>> {
         .collect()
 }
 
+/// The records of several evidence files, in order. A position that a later file samples again
+/// (the same board, move, mover's rating and half) is read once, so that gathers with other
+/// seeds add to the first without counting a position twice.
+pub fn load_all(paths: &[std::path::PathBuf]) -> io::Result<Vec<Record>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut records = Vec::new();
+    for path in paths {
+        let mut here = Vec::new();
+        for r in load(path)? {
+            let key = (r.fen.clone(), r.human.clone(), r.elo, r.test);
+            if !seen.contains(&key) {
+                here.push(key);
+                records.push(r);
+            }
+        }
+        seen.extend(here);
+    }
+    Ok(records)
+}
+
 /// The examples of `items` with only the features in `keep` (others set to zero), from the
 /// ablated evidence when `ablated`, with the network's scores as offsets when given.
 pub fn examples(

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::adapt::reuse::ReuseConfig;
+use crate::model::network::Network;
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
 use crate::revise::ReviseConfig;
 use crate::search::Evaluation;
@@ -52,6 +53,13 @@ pub struct EngineConfig {
     /// The levels of play `elo` chooses from (fitted by `precedent fit --levels`), in
     /// increasing order of `elo`.
     pub levels: Vec<Level>,
+    /// The network the levels that share one play (read at their band's middle rating), when
+    /// it is not the model's: the network they were fitted and calibrated under, kept when the
+    /// model's network is refitted without them. `None`: the model's. It belongs to the levels
+    /// of its file: a parameter file with levels of its own and no `level_network` plays them
+    /// on its own model's network.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level_network: Option<Network>,
     /// Play at this level (`UCI_LimitStrength` with `UCI_Elo`): the `human` style with the
     /// model and temperature of the level nearest to it. `None` = the style above.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -95,7 +103,7 @@ pub struct Level {
     /// model was fitted and the level calibrated on. `None`: `auto`'s own choice, the network.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluation: Option<Evaluation>,
-    /// Whether a model without a network of its own plays the main model's network at the
+    /// Whether a model without a network of its own plays the levels' shared network at the
     /// band's middle rating (as `fit --levels` fits it); `false` for a level fitted and
     /// calibrated on its linear weights alone.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
@@ -106,7 +114,7 @@ pub struct Level {
 }
 
 impl Level {
-    /// Whether the level plays the main model's network (read at its band's middle rating):
+    /// Whether the level plays the shared network (read at its band's middle rating):
     /// it shares it and has none of its own.
     pub fn plays_shared_network(&self) -> bool {
         self.share_network && self.model.network.is_none()
@@ -247,6 +255,8 @@ impl Default for EngineConfig {
             #[serde(default)]
             levels: Vec<Level>,
             #[serde(default)]
+            level_network: Option<Network>,
+            #[serde(default)]
             pace: PaceModel,
         }
         let model = FITTED
@@ -260,6 +270,7 @@ impl Default for EngineConfig {
             revise: ReviseConfig::default(),
             model: model.model,
             levels: model.levels,
+            level_network: model.level_network,
             elo: None,
             human_time: false,
             pace: model.pace,
@@ -321,6 +332,7 @@ impl EngineConfig {
                 revise,
                 model: self.model.clone(),
                 levels: Vec::new(),
+                level_network: None,
                 elo: self.elo,
                 human_time: self.human_time,
                 pace: self.pace.clone(),
@@ -328,9 +340,10 @@ impl EngineConfig {
             return (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)));
         }
         let mut model = level.model.clone();
-        // A level without a network of its own plays the model's at its band's rating.
+        // A level without a network of its own plays the levels' (or the model's) at its
+        // band's rating.
         if level.plays_shared_network()
-            && let Some(net) = &self.model.network
+            && let Some(net) = self.level_network.as_ref().or(self.model.network.as_ref())
         {
             let mut net = net.clone();
             net.rating = (f64::from(level.min_rating) + f64::from(level.max_rating)) / 2.0;
@@ -353,6 +366,7 @@ impl EngineConfig {
             revise,
             model,
             levels: Vec::new(),
+            level_network: None,
             elo: self.elo,
             human_time: self.human_time,
             pace: self.pace.clone(),
@@ -389,6 +403,14 @@ impl EngineConfig {
             },
         })?;
         cfg.reuse.seed = cfg.reuse.seed.filter(|s| *s != 0);
+        // The levels' network belongs to the levels it came with: a file's own levels, without
+        // one, play its model's.
+        if let Ok(table) = text.parse::<toml::Table>()
+            && table.contains_key("levels")
+            && !table.contains_key("level_network")
+        {
+            cfg.level_network = None;
+        }
         validate(&cfg).map_err(|e| {
             e.at(Origin::File {
                 path: name.to_string(),
@@ -555,7 +577,7 @@ mod params_tests {
                 );
                 continue;
             }
-            // "linear": its own 29-feature model; "network": the model's network at its band.
+            // "linear": its own 29-feature model; "network": the shared network at its band.
             let model_word = if level.plays_shared_network() {
                 "network"
             } else {
@@ -762,16 +784,14 @@ mod params_tests {
         }
     }
 
-    /// Every embedded level shares the model's network; `share_network = false` (a level
+    /// Every embedded level shares a network; `share_network = false` (a level
     /// fitted on its linear weights alone) must still keep it out, and survive a save.
     #[test]
     fn a_level_plays_the_shared_network_at_its_band_unless_it_declines_it() {
         let mut cfg = EngineConfig::default();
-        let shared = cfg
-            .model
-            .network
-            .clone()
-            .expect("the default model has a network");
+        // The embedded levels keep the network they were calibrated under, not the model's.
+        let shared = cfg.level_network.clone().expect("the levels' network");
+        assert_ne!(Some(&shared), cfg.model.network.as_ref());
         cfg.elo = Some(1800);
         let level = cfg.level_for(1800).expect("level").level.clone();
         assert!(level.plays_shared_network(), "{}", level.elo);
@@ -788,6 +808,50 @@ mod params_tests {
         cfg.save(&path).expect("save");
         let loaded = EngineConfig::load(&path).expect("load");
         assert!(loaded.levels.iter().all(|l| !l.share_network));
+    }
+
+    /// The levels' network, when the parameters have one, is what a sharing level plays (at its
+    /// band's rating) while the default style plays the model's; it is saved and loaded with
+    /// its levels, and a file with levels of its own but none plays them on its model's.
+    #[test]
+    fn the_levels_network_stays_with_its_levels() {
+        let mut cfg = EngineConfig::default();
+        let model_net = cfg.model.network.clone().expect("the model's network");
+        let mut levels_net = model_net.clone();
+        levels_net.output[0] += 1.0;
+        cfg.level_network = Some(levels_net.clone());
+        assert_eq!(cfg.resolved().0.model.network, Some(model_net.clone()));
+        cfg.elo = Some(1800);
+        let level = cfg.level_for(1800).expect("level").level.clone();
+        let played = cfg.resolved().0.model.network.clone().expect("shared");
+        assert_eq!(played.output, levels_net.output);
+        let middle = (f64::from(level.min_rating) + f64::from(level.max_rating)) / 2.0;
+        assert_eq!(played.rating, middle);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.toml");
+        cfg.save(&path).expect("save");
+        let loaded = EngineConfig::load(&path).expect("load");
+        assert_eq!(loaded.level_network, Some(levels_net.clone()));
+        // The same levels in a file without the levels' network: its model's plays them.
+        cfg.level_network = None;
+        cfg.save(&path).expect("save");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(!text.contains("level_network"), "nothing to save");
+        let loaded = EngineConfig::load(&path).expect("load");
+        assert_eq!(loaded.level_network, None);
+        let played = loaded.resolved().0.model.network.clone().expect("shared");
+        assert_eq!(played.output, model_net.output);
+        // A broken one is refused, named.
+        let mut bad = loaded.clone();
+        bad.level_network = Some(Network {
+            output: Vec::new(),
+            ..levels_net
+        });
+        bad.save(&path).expect("save");
+        let err = EngineConfig::load(&path)
+            .expect_err("broken network")
+            .to_string();
+        assert!(err.contains("level_network"), "{err}");
     }
 
     #[test]

@@ -828,11 +828,16 @@ pub fn validate(cfg: &EngineConfig) -> Result<(), SettingError> {
         .map_err(|e| SettingError::Invalid(format!("`pace`: {e}")))?;
     let networks = std::iter::once(("model", &cfg.model))
         .chain(cfg.levels.iter().map(|l| ("levels.model", &l.model)));
-    for (name, model) in networks {
-        if let Some(net) = &model.network {
-            net.check()
-                .map_err(|e| SettingError::Invalid(format!("`{name}.network`: {e}")))?;
-        }
+    let networks = networks
+        .filter_map(|(name, model)| Some((format!("{name}.network"), model.network.as_ref()?)))
+        .chain(
+            cfg.level_network
+                .iter()
+                .map(|n| ("level_network".to_string(), n)),
+        );
+    for (name, net) in networks {
+        net.check()
+            .map_err(|e| SettingError::Invalid(format!("`{name}`: {e}")))?;
     }
     Ok(())
 }
@@ -867,7 +872,7 @@ fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
 /// structures' fields (`EngineConfig`'s `errors`, `model`, `levels`, `pace`), and serde refuses
 /// any other (`deny_unknown_fields` on each structure); only a model's weights, a table keyed by
 /// feature, are checked here ([`check_weights`]).
-const STRUCTURES: &[&str] = &["errors", "model", "levels", "pace"];
+const STRUCTURES: &[&str] = &["errors", "model", "levels", "level_network", "pace"];
 
 /// Why a parameter file was refused.
 #[derive(Debug, thiserror::Error)]

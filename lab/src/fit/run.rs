@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::network::{NetworkFit, fit_network};
 use super::{
-    Item, LevelFit, Offsets, Record, Variant, features, fit_level, gather, in_test_half, load,
+    Item, LevelFit, Offsets, Record, Variant, features, fit_level, gather, in_test_half, load_all,
     one_game_for, save, scored, variant,
 };
 use crate::eval::{Bars, EvalError, Sample, casebase_keys, sample_positions};
@@ -80,9 +80,10 @@ pub struct FitArgs {
     /// Save the gathered evidence here (to refit later with --evidence).
     #[arg(long, value_name = "FILE")]
     pub save_evidence: Option<PathBuf>,
-    /// Fit on evidence saved earlier instead of gathering it.
+    /// Fit on evidence saved earlier instead of gathering it (repeatable: the files' positions
+    /// together, a position sampled again by a later file read once).
     #[arg(long, value_name = "FILE", conflicts_with = "pgn")]
-    pub evidence: Option<PathBuf>,
+    pub evidence: Vec<PathBuf>,
     /// Write the parameter file here (TOML; load with --params or setoption name Params).
     #[arg(long, default_value = "fitted.toml")]
     pub out: PathBuf,
@@ -187,12 +188,21 @@ fn save_params(
         },
         ..cfg.clone()
     };
-    if !level_fits.is_empty() {
+    if level_fits.is_empty() {
+        // The levels kept were fitted and calibrated under the network they played: they keep
+        // it while the model's is refitted.
+        params.level_network = cfg
+            .level_network
+            .clone()
+            .or_else(|| cfg.model.network.clone())
+            .filter(|_| !cfg.levels.is_empty());
+    } else {
         let eval = cfg.revise.eval;
         params.levels = level_fits
             .iter()
             .map(|l| l.level(smoothing, eval))
             .collect();
+        params.level_network = None;
     }
     params.save(&args.out).map_err(FitRunError::Fit)
 }
@@ -220,9 +230,9 @@ fn evidence(
     seed: u64,
     bars: &dyn Bars,
 ) -> Result<Vec<Record>, FitRunError> {
-    let records: Vec<Record> = match &args.evidence {
-        Some(path) => load(path).map_err(FitRunError::Evidence)?,
-        None => gather_records(args, cfg, cb, seed, bars)?,
+    let records: Vec<Record> = match args.evidence.is_empty() {
+        false => load_all(&args.evidence).map_err(FitRunError::Evidence)?,
+        true => gather_records(args, cfg, cb, seed, bars)?,
     };
     if let Some(path) = &args.save_evidence {
         save(path, &records).map_err(|source| FitRunError::Write {
@@ -568,7 +578,7 @@ mod tests {
         // text, the sums parallel).
         let again = FitArgs {
             pgn: None,
-            evidence: args.save_evidence.clone(),
+            evidence: args.save_evidence.clone().into_iter().collect(),
             save_evidence: None,
             ..args.clone()
         };
@@ -576,6 +586,25 @@ mod tests {
         for (a, b) in r.variants[0].weights.iter().zip(&r2.variants[0].weights) {
             assert!(a.0 == b.0 && (a.1 - b.1).abs() < 1e-9, "{a:?} {b:?}");
         }
+        // The levels kept (no --levels) keep the network they were fitted under, not the
+        // refitted model's.
+        let default = EngineConfig::default();
+        let saved = EngineConfig::load(&args.out).expect("the refit's file loads");
+        assert!(saved.level_network.is_some());
+        assert_eq!(
+            saved.level_network,
+            default.level_network.or(default.model.network)
+        );
+        // The same evidence twice: its positions are read once.
+        let twice = FitArgs {
+            evidence: [again.evidence.clone(), again.evidence.clone()].concat(),
+            ..again.clone()
+        };
+        let r3 = run(&twice, &cb, &EngineConfig::default(), 1, &Silent).expect("refit");
+        assert_eq!(
+            (r3.fit_positions, r3.test_positions),
+            (r2.fit_positions, r2.test_positions)
+        );
         let bad = FitArgs {
             only: vec!["no_such".into()],
             ..again

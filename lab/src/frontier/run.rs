@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::{Frontier, Row, Settings, chart, judge, policies, trace};
 use crate::client::Limit;
 use crate::eval::{Bars, EvalError};
-use crate::fit::{Item, features, load, one_game_for};
+use crate::fit::{Item, features, load_all, one_game_for};
 
 /// What `frontier` traces, on which evidence.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -155,11 +155,7 @@ pub fn run(
             })?),
             None => None,
         };
-    let mut records = Vec::new();
-    for path in &args.evidence {
-        let read = load(path).map_err(|e| EvalError::Other(e.to_string()))?;
-        records.extend(read);
-    }
+    let records = load_all(&args.evidence).map_err(|e| EvalError::Other(e.to_string()))?;
     let notes = bars.bar("positions");
     // The cases ablation, when the evidence was gathered with `fit --ablation`.
     let one_game = one_game_for(cb, &records)?;
