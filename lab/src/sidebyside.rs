@@ -62,6 +62,15 @@ impl Split {
         }
     }
 
+    /// What it splits by, as the report says it.
+    fn title(self) -> &'static str {
+        match self {
+            Split::Phase => "the game's phase",
+            Split::Kind => "the kind of the human's move",
+            Split::Piece => "the piece the human moved",
+        }
+    }
+
     /// The index of the group of a position (`pos`, before the human's move `human`).
     fn group(self, pos: &shakmaty::Chess, human: &Move) -> usize {
         match self {
@@ -392,14 +401,10 @@ impl fmt::Display for SideBySide {
         let n = self.runs.first().map_or(0, |r| r.positions);
         writeln!(f, "{n} positions, the same in every run")?;
         for b in &self.breakdowns {
-            let by = match b.by {
-                Split::Phase => "the game's phase",
-                Split::Kind => "the kind of the human's move",
-                Split::Piece => "the piece the human moved",
-            };
             writeln!(
                 f,
-                "by {by} (matching; paired Δ from {}):",
+                "by {} (matching; paired Δ from {}):",
+                b.by.title(),
                 self.runs[0].label
             )?;
             for g in &b.groups {

@@ -390,7 +390,7 @@ impl EngineConfig {
 
     /// A parameter file's text (`name` names it in messages): as [`EngineConfig::load`].
     pub fn parse(text: &str, name: &str) -> Result<EngineConfig, ParamsError> {
-        check_file(text, name)?;
+        let keys = check_file(text, name)?;
         let mut cfg: EngineConfig = toml::from_str(text).map_err(|e| ParamsError::Syntax {
             path: name.to_string(),
             message: match e.span() {
@@ -405,10 +405,8 @@ impl EngineConfig {
         cfg.reuse.seed = cfg.reuse.seed.filter(|s| *s != 0);
         // The levels' network belongs to the levels it came with: a file's own levels, without
         // one, play its model's.
-        if let Ok(table) = text.parse::<toml::Table>()
-            && table.contains_key("levels")
-            && !table.contains_key("level_network")
-        {
+        let has = |key: &str| keys.iter().any(|k| k == key);
+        if has("levels") && !has("level_network") {
             cfg.level_network = None;
         }
         validate(&cfg).map_err(|e| {

@@ -903,8 +903,8 @@ type DeValue<'i> = toml::de::DeValue<'i>;
 
 /// Checks a parameter file's text against the registry and the tables' schema: every key
 /// known, every setting in its range, every model's weights one per feature. `path` names the
-/// file in messages.
-pub(crate) fn check_file(text: &str, path: &str) -> Result<(), ParamsError> {
+/// file in messages. Returns the file's top-level keys.
+pub(crate) fn check_file(text: &str, path: &str) -> Result<Vec<String>, ParamsError> {
     let table = DeTable::parse(text).map_err(|e| ParamsError::Syntax {
         path: path.to_string(),
         message: e.message().to_string(),
@@ -914,7 +914,11 @@ pub(crate) fn check_file(text: &str, path: &str) -> Result<(), ParamsError> {
         line: text[..span.start.min(text.len())].matches('\n').count() + 1,
     };
     check_settings(table.get_ref(), "", &line)?;
-    Ok(())
+    Ok(table
+        .get_ref()
+        .iter()
+        .map(|(k, _)| k.get_ref().to_string())
+        .collect())
 }
 
 /// The registry's settings in the table at `prefix` (`""` or `"revise."`), and the structures.
