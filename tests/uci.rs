@@ -685,7 +685,14 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     assert!(is_uci_move(&mv));
     expect_level(
         &info,
-        "info string level 1400 (UCI_Elo 1450): the move model of movers rated 1400-1599",
+        "info string level 1400 (UCI_Elo 1450): the default style's move model read at rating 1500, temperature 0.10, search weight 1.00, search depth 1",
+    );
+    // Its search stops at depth 1, whatever the time.
+    assert!(
+        info.iter()
+            .filter(|l| l.starts_with("info depth "))
+            .all(|l| l.starts_with("info depth 1 ")),
+        "{info:#?}"
     );
     assert!(
         info.iter()

@@ -604,6 +604,7 @@ impl LevelFit {
             errors: None,
             evaluation: (eval != Evaluation::Auto).then_some(eval),
             share_network: true,
+            depth: None,
             model: ModelConfig::from_vector(&self.weights, smoothing),
         }
     }

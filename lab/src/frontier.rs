@@ -154,7 +154,7 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
             level.elo
         ));
     }
-    if level.model.smoothing != cfg.model.smoothing {
+    if !level.plays_default_model() && level.model.smoothing != cfg.model.smoothing {
         return Err(format!(
             "level {}'s pattern smoothing differs from the model's: the evidence's features \
              hold only one",
@@ -194,6 +194,16 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
             "--depths: {d} is not a depth the evidence holds (1 to 4 plies)"
         ));
     }
+    // A level that stops its search at a depth is traced at that depth.
+    let own_depth = match level.depth {
+        Some(d) if d > 4 => {
+            return Err(format!(
+                "level {}: its search stops at depth {d}, deeper than the evidence holds (1 to 4 plies)",
+                level.elo
+            ));
+        }
+        d => d.and_then(|d| u8::try_from(d).ok()),
+    };
     if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
         return Err(format!("--search-weights: {w} is not a weight ≥ 0"));
     }
@@ -218,7 +228,7 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
             search_weight: Some(w),
             model: model.clone(),
             choice,
-            depth: None,
+            depth: own_depth,
         };
         out.push(policy("most probable", Choice::MostProbable));
         for &d in &settings.depths {
@@ -859,7 +869,7 @@ mod tests {
     fn the_policies_are_the_levels_model_at_each_search_weight() {
         use precedent::model::{FEATURES, FIRST_SEARCH_FEATURE};
         let mut cfg = EngineConfig {
-            elo: Some(1400),
+            elo: Some(1000),
             ..EngineConfig::default()
         };
         let settings = Settings {
@@ -874,7 +884,7 @@ mod tests {
         assert_eq!(names[0], "default style (imitate)");
         assert_eq!(ps.len(), 1 + 2 * 3, "{names:?}");
         assert_eq!(ps[0].model, cfg.model);
-        let level = cfg.level_for(1400).expect("level 1400").level.clone();
+        let level = cfg.level_for(1000).expect("level 1000").level.clone();
         let own = level.model.vector();
         for (p, w) in [(&ps[1], 0.5), (&ps[4], 2.0)] {
             assert_eq!(p.search_weight, Some(w));
@@ -902,6 +912,23 @@ mod tests {
                 hidden: None,
             })
         );
+        // Level 1400 plays the default style's model with its search stopped at one ply: its
+        // own rows are traced at that depth; a level deeper than the evidence is refused.
+        cfg.elo = Some(1400);
+        let ps = policies(&cfg, &Settings::default()).expect("policies");
+        let level = cfg.level_for(1400).expect("level 1400").level.clone();
+        assert!(level.plays_default_model() && level.depth == Some(1));
+        assert_eq!(ps[0].depth, None, "the default style searches in full");
+        for p in &ps[1..] {
+            assert_eq!(p.depth, Some(1), "{}", p.name);
+        }
+        assert_eq!(ps[1].model.weights, cfg.model.weights);
+        let mut deep = cfg.clone();
+        for l in deep.levels.iter_mut().filter(|l| l.elo == 1400) {
+            l.depth = Some(6);
+        }
+        let e = policies(&deep, &Settings::default()).expect_err("depth 6");
+        assert!(e.contains("level 1400") && e.contains("depth 6"), "{e}");
         // Level 2400 plays the best style: nothing to trace, and said so.
         cfg.elo = Some(2400);
         let e = policies(&cfg, &settings).expect_err("no model");

@@ -108,7 +108,13 @@ pub struct Level {
     /// calibrated on its linear weights alone.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub share_network: bool,
-    /// The move model fitted on the band's moves (none for a `best` level).
+    /// The deepest iteration of the level's search (the engine's `max_depth` when deeper): a
+    /// level that looks as far as its players do errs where they do, at every clock. `None`:
+    /// the engine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// The move model fitted on the band's moves; none for a `best` level, and none for a
+    /// `human` level that plays the default style's model (`[model]`) at its band's rating.
     #[serde(default, skip_serializing_if = "ModelConfig::is_unset")]
     pub model: ModelConfig,
 }
@@ -118,6 +124,17 @@ impl Level {
     /// it shares it and has none of its own.
     pub fn plays_shared_network(&self) -> bool {
         self.share_network && self.model.network.is_none()
+    }
+
+    /// Whether the level plays the default style's model (`[model]`, its network read at the
+    /// band's middle rating) for want of a model of its own.
+    pub fn plays_default_model(&self) -> bool {
+        self.style == Style::Human && self.model.is_unset()
+    }
+
+    /// The band's middle rating, at which a shared network is read.
+    pub fn middle_rating(&self) -> f64 {
+        (f64::from(self.min_rating) + f64::from(self.max_rating)) / 2.0
     }
 }
 
@@ -339,14 +356,27 @@ impl EngineConfig {
             };
             return (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)));
         }
-        let mut model = level.model.clone();
-        // A level without a network of its own plays the levels' (or the model's) at its
-        // band's rating.
-        if level.plays_shared_network()
+        if let Some(depth) = level.depth {
+            revise.max_depth = revise.max_depth.min(depth);
+        }
+        let mut model = if level.plays_default_model() {
+            // The default style's model with its own network, read at the band's rating.
+            let mut model = self.model.clone();
+            if let Some(net) = model.network.as_mut() {
+                net.rating = level.middle_rating();
+            }
+            model
+        } else {
+            level.model.clone()
+        };
+        // A level with weights but no network of its own plays the levels' (or the model's)
+        // at its band's rating.
+        if !level.plays_default_model()
+            && level.plays_shared_network()
             && let Some(net) = self.level_network.as_ref().or(self.model.network.as_ref())
         {
             let mut net = net.clone();
-            net.rating = (f64::from(level.min_rating) + f64::from(level.max_rating)) / 2.0;
+            net.rating = level.middle_rating();
             model.network = Some(net);
         }
         if level.search_weight != 1.0 {
@@ -527,13 +557,12 @@ mod params_tests {
     }
 
     /// The README's table of levels (`UCI_Elo` range, level, band, model, errors, temperature,
-    /// search weight, evaluation)
-    /// is what the embedded parameter file holds and what [`EngineConfig::level_for`] chooses:
+    /// search weight, depth, evaluation) is what the embedded parameter file holds and what [`EngineConfig::level_for`] chooses:
     /// the levels are retuned by hand in both places, and a user reads the README.
     #[test]
     fn the_readme_level_table_is_the_embedded_levels() {
         const README: &str = include_str!("../../../README.md");
-        let header = "| `UCI_Elo` | level | model of movers rated | model | errors | temperature | search weight | evaluation |";
+        let header = "| `UCI_Elo` | level | movers rated | model | errors | temperature | search weight | depth | evaluation |";
         let rows: Vec<Vec<&str>> = README
             .lines()
             .skip_while(|l| *l != header)
@@ -549,7 +578,18 @@ mod params_tests {
         };
         let mut next_elo = cfg.elo_range().expect("levels").0;
         for (row, level) in rows.iter().zip(&cfg.levels) {
-            let [elos, elo, band, model, errors, temperature, weight, eval] = row[..] else {
+            let [
+                elos,
+                elo,
+                band,
+                model,
+                errors,
+                temperature,
+                weight,
+                depth,
+                eval,
+            ] = row[..]
+            else {
                 panic!("README row {row:?}");
             };
             // The rows' settings are contiguous and each one chooses the row's level.
@@ -567,6 +607,12 @@ mod params_tests {
                 if network { "network" } else { "hand-made" },
                 "{row:?}"
             );
+            // "full" when the level's search goes as deep as the engine's, else its depth.
+            assert_eq!(
+                depth,
+                level.depth.map_or("full".to_string(), |d| d.to_string()),
+                "{row:?}"
+            );
             // A best level: "best style", and no errors, temperature or weight ("—").
             if level.style == Style::Best {
                 assert_eq!(
@@ -575,8 +621,11 @@ mod params_tests {
                 );
                 continue;
             }
-            // "linear": its own 29-feature model; "network": the shared network at its band.
-            let model_word = if level.plays_shared_network() {
+            // "default": the default style's model at its band; "linear": its own 29-feature
+            // model; "network": its own weights with the shared network at its band.
+            let model_word = if level.plays_default_model() {
+                "default"
+            } else if level.plays_shared_network() {
                 "network"
             } else {
                 "linear"
@@ -850,6 +899,55 @@ mod params_tests {
             .expect_err("broken network")
             .to_string();
         assert!(err.contains("level_network"), "{err}");
+    }
+
+    /// A `human` level without a model of its own plays the default style's (its network read
+    /// at the band's middle rating, its search features weighted by the level's search weight),
+    /// its search no deeper than its `depth`; a depth outside 1-64 is refused, named.
+    #[test]
+    fn a_level_without_a_model_plays_the_default_model_at_its_band_and_depth() {
+        let level = "[[levels]]\nelo = 1400\nmin_rating = 1400\nmax_rating = 1599\n\
+                     temperature = 0.1\nsearch_weight = 0.5\ndepth = 2\n";
+        let mut cfg = EngineConfig::parse(level, "p.toml").expect("a level without a model");
+        let model = cfg.model.clone();
+        assert!(model.network.is_some(), "the default model has a network");
+        let only = &cfg.levels[0];
+        assert!(only.plays_default_model() && only.model.is_unset());
+        cfg.elo = Some(1400);
+        let (resolved, played) = cfg.resolved();
+        let (played, _) = played.expect("a level");
+        assert_eq!(played.depth, Some(2));
+        assert_eq!(resolved.revise.max_depth, 2);
+        let net = resolved
+            .model
+            .network
+            .as_ref()
+            .expect("the model's network");
+        assert_eq!(net.rating, 1499.5);
+        assert_eq!(net.hidden, model.network.as_ref().expect("network").hidden);
+        let search = &crate::model::FEATURES[crate::model::FIRST_SEARCH_FEATURE..];
+        for (name, w) in &model.weights {
+            let factor = if search.contains(&name.as_str()) {
+                0.5
+            } else {
+                1.0
+            };
+            assert_eq!(resolved.model.weights[name], w * factor, "{name}");
+        }
+        // The engine's own max_depth, when shallower, stays.
+        let mut shallow = cfg.clone();
+        shallow.revise.max_depth = 1;
+        assert_eq!(shallow.resolved().0.revise.max_depth, 1);
+        // Saved and loaded as it was: still without a model.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.toml");
+        cfg.save(&path).expect("save");
+        let loaded = EngineConfig::load(&path).expect("load");
+        assert_eq!(loaded.levels, cfg.levels);
+        let err = EngineConfig::parse(&level.replace("depth = 2", "depth = 0"), "p.toml")
+            .expect_err("depth 0")
+            .to_string();
+        assert!(err.contains("depth") && err.contains("p.toml"), "{err}");
     }
 
     #[test]

@@ -56,9 +56,23 @@ fn level_line((level, elo): &(Level, u16)) -> String {
         }
         None => format!("temperature {:.2}", level.temperature),
     };
+    let model = if level.plays_default_model() {
+        format!(
+            "the default style's move model read at rating {:.0}",
+            level.middle_rating()
+        )
+    } else {
+        format!(
+            "the move model of movers rated {}-{}",
+            level.min_rating, level.max_rating
+        )
+    };
+    let depth = level
+        .depth
+        .map_or(String::new(), |d| format!(", search depth {d}"));
     format!(
-        "{head}: the move model of movers rated {}-{}, {errs}, search weight {:.2}{eval}",
-        level.min_rating, level.max_rating, level.search_weight
+        "{head}: {model}, {errs}, search weight {:.2}{depth}{eval}",
+        level.search_weight
     )
 }
 

@@ -854,6 +854,14 @@ fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
     if level.errors.is_some() && level.style != Style::Human {
         return misplaced("errors");
     }
+    if let Some(d) = level.depth
+        && !(1..=64).contains(&d)
+    {
+        return Err(SettingError::Invalid(format!(
+            "level {}: `depth` {d} is outside 1-64",
+            level.elo
+        )));
+    }
     if level.style == Style::Best {
         if !level.model.is_unset() {
             return misplaced("model");
