@@ -321,8 +321,8 @@ impl EngineConfig {
 
     /// The configuration a move is chosen with, and the level it plays at: with `elo` set and
     /// levels known, the level's style with its model (its search features weighted by the
-    /// level's search weight) and temperature, or, for a `best` level, the `best` style; else
-    /// this one. The level comes back as played, with the setting it was chosen for: an
+    /// level's search weight) and temperature, or, for a `best` level, the `best` style, its
+    /// search no deeper than the level's depth; else this one. The level comes back as played, with the setting it was chosen for: an
     /// `Evaluation` the user set replaces the level's own.
     pub fn resolved(&self) -> (std::borrow::Cow<'_, EngineConfig>, Option<(Level, u16)>) {
         let Some(choice) = self.elo.and_then(|e| self.level_for(e)) else {
@@ -334,6 +334,9 @@ impl EngineConfig {
             && let Some(eval) = level.evaluation
         {
             revise.eval = eval;
+        }
+        if let Some(depth) = level.depth {
+            revise.max_depth = revise.max_depth.min(depth);
         }
         // The level as played names the evaluation when it is not `auto`'s: its own, or the
         // one the user set.
@@ -356,12 +359,12 @@ impl EngineConfig {
             };
             return (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)));
         }
-        if let Some(depth) = level.depth {
-            revise.max_depth = revise.max_depth.min(depth);
-        }
         let mut model = if level.plays_default_model() {
             // The default style's model with its own network, read at the band's rating.
             let mut model = self.model.clone();
+            if !level.share_network {
+                model.network = None;
+            }
             if let Some(net) = model.network.as_mut() {
                 net.rating = level.middle_rating();
             }
@@ -557,8 +560,9 @@ mod params_tests {
     }
 
     /// The README's table of levels (`UCI_Elo` range, level, band, model, errors, temperature,
-    /// search weight, depth, evaluation) is what the embedded parameter file holds and what [`EngineConfig::level_for`] chooses:
-    /// the levels are retuned by hand in both places, and a user reads the README.
+    /// search weight, depth, evaluation) is what the embedded parameter file holds and what
+    /// [`EngineConfig::level_for`] chooses: the levels are retuned by hand in both places, and
+    /// a user reads the README.
     #[test]
     fn the_readme_level_table_is_the_embedded_levels() {
         const README: &str = include_str!("../../../README.md");
@@ -938,6 +942,20 @@ mod params_tests {
         let mut shallow = cfg.clone();
         shallow.revise.max_depth = 1;
         assert_eq!(shallow.resolved().0.revise.max_depth, 1);
+        // Declining the shared network, it plays the default model's linear weights alone.
+        let mut linear = cfg.clone();
+        linear.levels[0].share_network = false;
+        assert_eq!(linear.resolved().0.model.network, None);
+        // A best level stops its search at its depth too.
+        let best = "[[levels]]\nelo = 2400\nmin_rating = 2300\nmax_rating = 2499\n\
+                    style = \"best\"\ndepth = 3\n";
+        let mut best = EngineConfig::parse(best, "p.toml").expect("a best level with a depth");
+        best.elo = Some(2400);
+        let resolved = best.resolved().0;
+        assert_eq!(
+            (resolved.style, resolved.revise.max_depth),
+            (Style::Best, 3)
+        );
         // Saved and loaded as it was: still without a model.
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("p.toml");

@@ -32,9 +32,12 @@ fn level_line((level, elo): &(Level, u16)) -> String {
         .evaluation
         .map_or(String::new(), |e| format!(", {e} evaluation"));
     let head = format!("level {} (UCI_Elo {elo})", level.elo);
+    let depth = level
+        .depth
+        .map_or(String::new(), |d| format!(", search depth {d}"));
     if level.style == Style::Best {
         return format!(
-            "{head}: the best style (the search's best move, the cases breaking ties), measured on movers rated {}-{}{eval}",
+            "{head}: the best style (the search's best move, the cases breaking ties), measured on movers rated {}-{}{depth}{eval}",
             level.min_rating, level.max_rating
         );
     }
@@ -67,9 +70,6 @@ fn level_line((level, elo): &(Level, u16)) -> String {
             level.min_rating, level.max_rating
         )
     };
-    let depth = level
-        .depth
-        .map_or(String::new(), |d| format!(", search depth {d}"));
     format!(
         "{head}: {model}, {errs}, search weight {:.2}{depth}{eval}",
         level.search_weight
