@@ -321,9 +321,9 @@ impl EngineConfig {
 
     /// The configuration a move is chosen with, and the level it plays at: with `elo` set and
     /// levels known, the level's style with its model (its search features weighted by the
-    /// level's search weight) and temperature, or, for a `best` level, the `best` style, its
-    /// search no deeper than the level's depth; else this one. The level comes back as played, with the setting it was chosen for: an
-    /// `Evaluation` the user set replaces the level's own.
+    /// level's search weight) and temperature, or, for a `best` level, the `best` style; its
+    /// search no deeper than the level's depth; else this one. The level comes back as played,
+    /// with the setting it was chosen for: an `Evaluation` the user set replaces the level's own.
     pub fn resolved(&self) -> (std::borrow::Cow<'_, EngineConfig>, Option<(Level, u16)>) {
         let Some(choice) = self.elo.and_then(|e| self.level_for(e)) else {
             return (std::borrow::Cow::Borrowed(self), None);
@@ -359,24 +359,22 @@ impl EngineConfig {
             };
             return (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)));
         }
-        let mut model = if level.plays_default_model() {
-            // The default style's model with its own network, read at the band's rating.
-            let mut model = self.model.clone();
-            if !level.share_network {
-                model.network = None;
-            }
-            if let Some(net) = model.network.as_mut() {
-                net.rating = level.middle_rating();
-            }
-            model
+        // The level's weights, or the default style's for want of its own, and the network it
+        // shares: the default style's with its weights, else the levels' (or the model's).
+        let (mut model, shared) = if level.plays_default_model() {
+            let weights = ModelConfig {
+                network: None,
+                weights: self.model.weights.clone(),
+                smoothing: self.model.smoothing,
+            };
+            (weights, self.model.network.as_ref())
         } else {
-            level.model.clone()
+            let shared = self.level_network.as_ref().or(self.model.network.as_ref());
+            (level.model.clone(), shared)
         };
-        // A level with weights but no network of its own plays the levels' (or the model's)
-        // at its band's rating.
-        if !level.plays_default_model()
-            && level.plays_shared_network()
-            && let Some(net) = self.level_network.as_ref().or(self.model.network.as_ref())
+        // Without a network of its own, it reads the shared one at its band's rating.
+        if level.plays_shared_network()
+            && let Some(net) = shared
         {
             let mut net = net.clone();
             net.rating = level.middle_rating();

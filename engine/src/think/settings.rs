@@ -392,7 +392,10 @@ pub static SETTINGS: [Setting; 15] = [
         uci: None,
         file: Some("revise.max_depth"),
         cli: false,
-        kind: Kind::Int { min: 1, max: 64 },
+        kind: Kind::Int {
+            min: 1,
+            max: MAX_DEPTH as i64,
+        },
         help: "deepest iteration of the search",
         gene: None,
         needs_revise: true,
@@ -842,6 +845,9 @@ pub fn validate(cfg: &EngineConfig) -> Result<(), SettingError> {
     Ok(())
 }
 
+/// The deepest iteration a search may be given (`max_depth`, a level's `depth`).
+const MAX_DEPTH: u32 = 64;
+
 /// What a level's style reads: the errors rule is the `human` style's; a `best` level reads
 /// no model, no temperature and no search weight, so any of them set is a mistake to report.
 fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
@@ -855,10 +861,10 @@ fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
         return misplaced("errors");
     }
     if let Some(d) = level.depth
-        && !(1..=64).contains(&d)
+        && !(1..=MAX_DEPTH).contains(&d)
     {
         return Err(SettingError::Invalid(format!(
-            "level {}: `depth` {d} is outside 1-64",
+            "level {}: `depth` {d} is outside 1-{MAX_DEPTH}",
             level.elo
         )));
     }
