@@ -703,13 +703,13 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     at_elo(
         &mut e,
         1790,
-        "info string level 1800 (UCI_Elo 1790): the move model of movers rated 1800-1999, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable as the likeliest sound move, search weight 1.00",
+        "info string level 1800 (UCI_Elo 1790): the default style's move model read at rating 1585, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable as the likeliest sound move, search weight 1.00",
     );
-    // Above 1900: level 2000, the model of movers rated 2000-2199 (README's table).
+    // Above 1900: level 2000, the default style's model read at 2100 (README's table).
     at_elo(
         &mut e,
         1901,
-        "info string level 2000 (UCI_Elo 1901): the move model of movers rated 2000-2199, errors (a loss of 2.00 by the search) played when at least 0.02 times as probable as the likeliest sound move, search weight 1.50",
+        "info string level 2000 (UCI_Elo 1901): the default style's move model read at rating 2100, temperature 0.10, search weight 1.00",
     );
     // Above 2100: level 2200, the model of movers rated 2200-2399, heeding its search twice.
     at_elo(

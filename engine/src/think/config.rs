@@ -113,8 +113,13 @@ pub struct Level {
     /// the engine's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
+    /// The rating a network it shares is read at (`None`: the band's middle rating): a level
+    /// may imitate its band better with the network read elsewhere, as a level on the default
+    /// style's model read at the default style's rating.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<u16>,
     /// The move model fitted on the band's moves; none for a `best` level, and none for a
-    /// `human` level that plays the default style's model (`[model]`) at its band's rating.
+    /// level that plays the default style's model (`[model]`) at its rating.
     #[serde(default, skip_serializing_if = "ModelConfig::is_unset")]
     pub model: ModelConfig,
 }
@@ -127,14 +132,20 @@ impl Level {
     }
 
     /// Whether the level plays the default style's model (`[model]`, its network read at the
-    /// band's middle rating) for want of a model of its own.
+    /// level's rating) for want of a model of its own: a `human` or `imitate` level without
+    /// weights (a `best` level reads no model).
     pub fn plays_default_model(&self) -> bool {
-        self.style == Style::Human && self.model.is_unset()
+        self.style != Style::Best && self.model.is_unset()
     }
 
-    /// The band's middle rating, at which a shared network is read.
+    /// The band's middle rating.
     pub fn middle_rating(&self) -> f64 {
         (f64::from(self.min_rating) + f64::from(self.max_rating)) / 2.0
+    }
+
+    /// The rating a shared network is read at: the level's `rating`, else its band's middle.
+    pub fn network_rating(&self) -> f64 {
+        self.rating.map_or_else(|| self.middle_rating(), f64::from)
     }
 }
 
@@ -372,12 +383,12 @@ impl EngineConfig {
             let shared = self.level_network.as_ref().or(self.model.network.as_ref());
             (level.model.clone(), shared)
         };
-        // Without a network of its own, it reads the shared one at its band's rating.
+        // Without a network of its own, it reads the shared one at its rating.
         if level.plays_shared_network()
             && let Some(net) = shared
         {
             let mut net = net.clone();
-            net.rating = level.middle_rating();
+            net.rating = level.network_rating();
             model.network = Some(net);
         }
         if level.search_weight != 1.0 {
@@ -624,7 +635,8 @@ mod params_tests {
                 continue;
             }
             // "default": the default style's model at its band; "linear": its own 29-feature
-            // model; "network": its own weights with the shared network at its band.
+            // model; "network": its own weights with the shared network at its band; "… at R"
+            // when the network is read at the level's own rating R.
             let model_word = if level.plays_default_model() {
                 "default"
             } else if level.plays_shared_network() {
@@ -632,9 +644,17 @@ mod params_tests {
             } else {
                 "linear"
             };
+            let model_word = match level.rating {
+                Some(r) => format!("{model_word} at {r}"),
+                None => model_word.to_string(),
+            };
             assert_eq!(model, model_word, "{row:?}");
             // "drawn" at the temperature, or "loss ≥ L cp, ratio R" with no temperature ("—").
             match level.errors {
+                // An imitate level: its most probable move, no temperature ("—").
+                None if level.style == Style::Imitate => {
+                    assert_eq!([errors, temperature], ["most probable", "—"], "{row:?}");
+                }
                 None => {
                     assert_eq!(errors, "drawn", "{row:?}");
                     assert_eq!(
@@ -841,15 +861,17 @@ mod params_tests {
         // The embedded levels keep the network they were calibrated under, not the model's.
         let shared = cfg.level_network.clone().expect("the levels' network");
         assert_ne!(Some(&shared), cfg.model.network.as_ref());
-        cfg.elo = Some(1800);
-        let level = cfg.level_for(1800).expect("level").level.clone();
+        cfg.elo = Some(1600);
+        let level = cfg.level_for(1600).expect("level").level.clone();
         assert!(level.plays_shared_network(), "{}", level.elo);
         let net = cfg.resolved().0.model.network.clone().expect("shared");
         let middle = (f64::from(level.min_rating) + f64::from(level.max_rating)) / 2.0;
         assert_eq!(net.rating, middle);
         assert_eq!(net.hidden, shared.hidden);
+        // Declining the network, a level names no rating (one that does is refused).
         for l in &mut cfg.levels {
             l.share_network = false;
+            l.rating = None;
         }
         assert_eq!(cfg.resolved().0.model.network, None);
         let dir = tempfile::tempdir().expect("tempdir");
@@ -870,8 +892,8 @@ mod params_tests {
         levels_net.output[0] += 1.0;
         cfg.level_network = Some(levels_net.clone());
         assert_eq!(cfg.resolved().0.model.network, Some(model_net.clone()));
-        cfg.elo = Some(1800);
-        let level = cfg.level_for(1800).expect("level").level.clone();
+        cfg.elo = Some(1600);
+        let level = cfg.level_for(1600).expect("level").level.clone();
         let played = cfg.resolved().0.model.network.clone().expect("shared");
         assert_eq!(played.output, levels_net.output);
         let middle = (f64::from(level.min_rating) + f64::from(level.max_rating)) / 2.0;
@@ -944,6 +966,35 @@ mod params_tests {
         let mut linear = cfg.clone();
         linear.levels[0].share_network = false;
         assert_eq!(linear.resolved().0.model.network, None);
+        // With a rating of its own, the network is read there instead of the band's middle.
+        let rated = level.replace("depth = 2\n", "depth = 2\nrating = 1585\n");
+        let mut rated = EngineConfig::parse(&rated, "p.toml").expect("a level with a rating");
+        rated.elo = Some(1400);
+        let net = rated.resolved().0.model.network.clone().expect("network");
+        assert_eq!(net.rating, 1585.0);
+        // A rating is refused where no shared network reads it.
+        let unshared = level.replace("depth = 2\n", "rating = 1585\nshare_network = false\n");
+        let err = EngineConfig::parse(&unshared, "p.toml")
+            .expect_err("a rating without a shared network")
+            .to_string();
+        assert!(
+            err.contains("`rating`") && err.contains("level 1400"),
+            "{err}"
+        );
+        // An imitate level without weights plays the default model too, at its most probable
+        // move: with the default style's rating, the default style itself.
+        let imitate = "[[levels]]\nelo = 1800\nmin_rating = 1800\nmax_rating = 1999\n\
+                       style = \"imitate\"\nrating = 1585\n";
+        let mut imitate = EngineConfig::parse(imitate, "p.toml").expect("an imitate level");
+        assert!(imitate.levels[0].plays_default_model());
+        imitate.elo = Some(1800);
+        let resolved = imitate.resolved().0;
+        assert_eq!(resolved.style, Style::Imitate);
+        assert_eq!(resolved.model.weights, model.weights);
+        assert_eq!(
+            resolved.model.network.as_ref().map(|n| n.rating),
+            Some(1585.0)
+        );
         // A best level stops its search at its depth too.
         let best = "[[levels]]\nelo = 2400\nmin_rating = 2300\nmax_rating = 2499\n\
                     style = \"best\"\ndepth = 3\n";
@@ -990,6 +1041,7 @@ mod params_tests {
             ("errors = { loss = 200, ratio = 0.1 }\n", "errors"),
             ("temperature = 0.5\n", "temperature"),
             ("search_weight = 2.0\n", "search_weight"),
+            ("rating = 2400\n", "rating"),
             ("[levels.model.smoothing]\nalpha = 2.0\n", "model"),
         ] {
             let e = EngineConfig::parse(&format!("{level}{extra}"), "p.toml").expect_err("refused");
@@ -1006,6 +1058,14 @@ mod params_tests {
         assert!(
             e.to_string()
                 .contains("`errors` does nothing in the imitate style"),
+            "{e}"
+        );
+        // An imitate level plays its most probable move: a temperature is refused.
+        let imitate = level.replace("best", "imitate") + "temperature = 0.1\n";
+        let e = EngineConfig::parse(&imitate, "p.toml").expect_err("refused");
+        assert!(
+            e.to_string()
+                .contains("`temperature` does nothing in the imitate style"),
             "{e}"
         );
     }

@@ -57,12 +57,13 @@ fn level_line((level, elo): &(Level, u16)) -> String {
                 e.ratio
             )
         }
+        None if level.style == Style::Imitate => "its most probable move".to_string(),
         None => format!("temperature {:.2}", level.temperature),
     };
     let model = if level.plays_default_model() {
         format!(
             "the default style's move model read at rating {:.0}",
-            level.middle_rating()
+            level.network_rating()
         )
     } else {
         format!(

@@ -860,6 +860,9 @@ fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
     if level.errors.is_some() && level.style != Style::Human {
         return misplaced("errors");
     }
+    if level.style == Style::Imitate && level.temperature != 1.0 {
+        return misplaced("temperature");
+    }
     if let Some(d) = level.depth
         && !(1..=MAX_DEPTH).contains(&d)
     {
@@ -878,6 +881,16 @@ fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
         if level.search_weight != 1.0 {
             return misplaced("search_weight");
         }
+        if level.rating.is_some() {
+            return misplaced("rating");
+        }
+    }
+    if level.rating.is_some() && !level.plays_shared_network() {
+        return Err(SettingError::Invalid(format!(
+            "level {}: `rating` does nothing: the level reads no shared network \
+             (it has its own, or `share_network = false`)",
+            level.elo
+        )));
     }
     Ok(())
 }
