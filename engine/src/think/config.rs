@@ -53,10 +53,10 @@ pub struct EngineConfig {
     /// The levels of play `elo` chooses from (fitted by `precedent fit --levels`), in
     /// increasing order of `elo`.
     pub levels: Vec<Level>,
-    /// The network the levels that share one play (read at their band's middle rating), when
-    /// it is not the model's: the network they were fitted and calibrated under, kept when the
-    /// model's network is refitted without them. `None`: the model's. It belongs to the levels
-    /// of its file: a parameter file with levels of its own and no `level_network` plays them
+    /// The network the levels that share one play (read at each level's
+    /// [`Level::network_rating`]), when it is not the model's: the network they were fitted and
+    /// calibrated under, kept when the model's network is refitted without them. `None`: the
+    /// model's. It belongs to the levels of its file: a parameter file with levels of its own and no `level_network` plays them
     /// on its own model's network.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level_network: Option<Network>,
@@ -125,7 +125,7 @@ pub struct Level {
 }
 
 impl Level {
-    /// Whether the level plays the shared network (read at its band's middle rating):
+    /// Whether the level plays the shared network (read at [`Level::network_rating`]):
     /// it shares it and has none of its own.
     pub fn plays_shared_network(&self) -> bool {
         self.share_network && self.model.network.is_none()
@@ -925,9 +925,10 @@ mod params_tests {
         assert!(err.contains("level_network"), "{err}");
     }
 
-    /// A `human` level without a model of its own plays the default style's (its network read
-    /// at the band's middle rating, its search features weighted by the level's search weight),
-    /// its search no deeper than its `depth`; a depth outside 1-64 is refused, named.
+    /// A `human` or `imitate` level without a model of its own plays the default style's (its
+    /// network read at the band's middle rating or the level's `rating`, its search features
+    /// weighted by the level's search weight), its search no deeper than its `depth`; a depth
+    /// outside 1-64, or a rating no shared network reads, is refused, named.
     #[test]
     fn a_level_without_a_model_plays_the_default_model_at_its_band_and_depth() {
         let level = "[[levels]]\nelo = 1400\nmin_rating = 1400\nmax_rating = 1599\n\
