@@ -1053,22 +1053,20 @@ mod params_tests {
                 "{e}"
             );
         }
-        // The errors rule is the human style's alone.
-        let imitate = level.replace("best", "imitate") + "errors = { loss = 200, ratio = 0.1 }\n";
-        let e = EngineConfig::parse(&imitate, "p.toml").expect_err("refused");
-        assert!(
-            e.to_string()
-                .contains("`errors` does nothing in the imitate style"),
-            "{e}"
-        );
-        // An imitate level plays its most probable move: a temperature is refused.
-        let imitate = level.replace("best", "imitate") + "temperature = 0.1\n";
-        let e = EngineConfig::parse(&imitate, "p.toml").expect_err("refused");
-        assert!(
-            e.to_string()
-                .contains("`temperature` does nothing in the imitate style"),
-            "{e}"
-        );
+        // The errors rule is the human style's alone, and an imitate level plays its most
+        // probable move: neither errors nor a temperature on it.
+        for (extra, key) in [
+            ("errors = { loss = 200, ratio = 0.1 }\n", "errors"),
+            ("temperature = 0.1\n", "temperature"),
+        ] {
+            let imitate = level.replace("best", "imitate") + extra;
+            let e = EngineConfig::parse(&imitate, "p.toml").expect_err("refused");
+            assert!(
+                e.to_string()
+                    .contains(&format!("`{key}` does nothing in the imitate style")),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::fmt;
 
 use crate::adapt::Weights;
 use crate::retrieve::Mode;
-use crate::search::Evaluation;
+use crate::search::{Evaluation, MAX_DEPTH};
 use crate::think::config::{EngineConfig, Style};
 use crate::words::Words;
 
@@ -844,9 +844,6 @@ pub fn validate(cfg: &EngineConfig) -> Result<(), SettingError> {
     }
     Ok(())
 }
-
-/// The deepest iteration a search may be given (`max_depth`, a level's `depth`).
-const MAX_DEPTH: u32 = 64;
 
 /// What a level's style reads: the errors rule is the `human` style's; a `best` level reads
 /// no model, no temperature and no search weight, so any of them set is a mistake to report.
