@@ -711,11 +711,12 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         1901,
         "info string level 2000 (UCI_Elo 1901): the default style's move model read at rating 2100, temperature 0.10, search weight 1.00",
     );
-    // Above 2100: level 2200, the model of movers rated 2200-2399, heeding its search twice.
+    // Above 2100: level 2200, the model of movers rated 2200-2399 with the levels' network read
+    // at the band's middle, heeding its search twice.
     at_elo(
         &mut e,
         2101,
-        "info string level 2200 (UCI_Elo 2101): the move model of movers rated 2200-2399, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable as the likeliest sound move, search weight 2.00",
+        "info string level 2200 (UCI_Elo 2101): the move model of movers rated 2200-2399 with the levels' network read at rating 2300, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable as the likeliest sound move, search weight 2.00",
     );
     // Above 2300: level 2400, the best style (no model errs at that strength), which says so
     // and moves by the search's verdict on the cases' proposals.
@@ -746,7 +747,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let info = at_elo(
         &mut e,
         1600,
-        "info string level 1600 (UCI_Elo 1600): the move model of movers rated 1600-1799, errors (a loss of 2.00 by the search) played when at least 0.02 times as probable",
+        "info string level 1600 (UCI_Elo 1600): the move model of movers rated 1600-1799 with the levels' network read at rating 1700, errors (a loss of 2.00 by the search) played when at least 0.02 times as probable",
     );
     let model = info
         .iter()
@@ -773,7 +774,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let (info, _) = e.go("go movetime 100");
     expect_level(
         &info,
-        "info string level 1000 (UCI_Elo 1000): the move model of movers rated 800-999",
+        "info string level 1000 (UCI_Elo 1000): the move model of movers rated 800-999 with the levels' network read at rating 900, temperature 0.10, search weight 0.55",
     );
     // Off again: back to the default style.
     e.send("setoption name UCI_LimitStrength value false");

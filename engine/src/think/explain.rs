@@ -65,6 +65,13 @@ fn level_line((level, elo): &(Level, u16)) -> String {
             "the default style's move model read at rating {:.0}",
             level.network_rating()
         )
+    } else if level.plays_shared_network() {
+        format!(
+            "the move model of movers rated {}-{} with the levels' network read at rating {:.0}",
+            level.min_rating,
+            level.max_rating,
+            level.network_rating()
+        )
     } else {
         format!(
             "the move model of movers rated {}-{}",
