@@ -60,23 +60,19 @@ fn level_line((level, elo): &(Level, u16)) -> String {
         None if level.style == Style::Imitate => "its most probable move".to_string(),
         None => format!("temperature {:.2}", level.temperature),
     };
-    let model = if level.plays_default_model() {
-        format!(
-            "the default style's move model read at rating {:.0}",
-            level.network_rating()
-        )
-    } else if level.plays_shared_network() {
-        format!(
-            "the move model of movers rated {}-{} with the levels' network read at rating {:.0}",
-            level.min_rating,
-            level.max_rating,
-            level.network_rating()
-        )
-    } else {
-        format!(
+    // Whose model, and the shared network it reads (a level declining it reads none).
+    let read = format!("read at rating {:.0}", level.network_rating());
+    let model = match (level.plays_default_model(), level.plays_shared_network()) {
+        (true, true) => format!("the default style's move model {read}"),
+        (true, false) => "the default style's move model without its network".to_string(),
+        (false, true) => format!(
+            "the move model of movers rated {}-{} with the levels' network {read}",
+            level.min_rating, level.max_rating
+        ),
+        (false, false) => format!(
             "the move model of movers rated {}-{}",
             level.min_rating, level.max_rating
-        )
+        ),
     };
     format!(
         "{head}: {model}, {errs}, search weight {:.2}{depth}{eval}",
@@ -365,4 +361,59 @@ pub fn report(t: &Thought, show: usize) -> Vec<String> {
         ),
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::level_line;
+    use crate::think::config::EngineConfig;
+
+    /// The line of the one level of a parameter file made of `level`.
+    fn line_of(level: &str) -> String {
+        let cfg = EngineConfig::parse(level, "p.toml").expect("a level");
+        level_line(&(cfg.levels[0].clone(), 1400))
+    }
+
+    /// A level's line says whose model it plays and at which rating it reads a shared network,
+    /// or that it reads none.
+    #[test]
+    fn a_level_line_names_the_model_and_the_rating_of_the_network_it_reads() {
+        let level = "[[levels]]\nelo = 1400\nmin_rating = 1400\nmax_rating = 1599\n\
+                     temperature = 0.1\n";
+        // A band's own linear weights: every feature named, as a parameter file must.
+        let weights: String = crate::model::FEATURES
+            .iter()
+            .map(|f| format!("{f} = 0.1\n"))
+            .collect();
+        let weights = format!("[levels.model.weights]\n{weights}");
+        let cases = [
+            (
+                String::new(),
+                "the default style's move model read at rating 1500,",
+            ),
+            (
+                "rating = 1585\n".to_string(),
+                "the default style's move model read at rating 1585,",
+            ),
+            (
+                "share_network = false\n".to_string(),
+                "the default style's move model without its network,",
+            ),
+            (
+                weights.clone(),
+                "the move model of movers rated 1400-1599 with the levels' network read at rating 1500,",
+            ),
+            (
+                format!("share_network = false\n{weights}"),
+                "the move model of movers rated 1400-1599, temperature",
+            ),
+        ];
+        for (extra, says) in cases {
+            let line = line_of(&format!("{level}{extra}"));
+            assert!(
+                line.starts_with("level 1400 (UCI_Elo 1400): ") && line.contains(says),
+                "{extra:?}: {line}"
+            );
+        }
+    }
 }
