@@ -428,6 +428,30 @@ fn judged_runs_carry_their_losses_and_side_by_side_pairs_and_charts_them() {
     assert_eq!(s["humans"]["judged"], 11);
     let svg = std::fs::read_to_string(&chart).expect("chart");
     assert!(svg.starts_with("<svg") && svg.contains("ours") && svg.contains("scorer"));
+    // Split by the judge's verdict on the humans' moves: the groups hold the positions whose
+    // human move lost less than 200 cp and the rest, as the outcome lines say.
+    let blunders = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("outcome line"))
+        .filter(|v| v["human_loss"].as_i64().expect("judged") >= 200)
+        .count() as u64;
+    let s = run_json(&[
+        "side-by-side",
+        theirs.to_str().expect("path"),
+        ours.to_str().expect("path"),
+        "--by",
+        "human",
+        "--json",
+    ]);
+    let groups = s["breakdowns"][0]["groups"].as_array().expect("groups");
+    let count = |name: &str| {
+        groups
+            .iter()
+            .find(|g| g["name"] == name)
+            .map_or(0, |g| g["positions"].as_u64().expect("positions"))
+    };
+    assert_eq!(count("blunder"), blunders, "{s}");
+    assert_eq!(count("sound") + count("blunder"), 11, "{s}");
     // A run on other positions is refused, naming both files.
     let short = dir.path().join("short.jsonl");
     let lines: Vec<&str> = text.lines().take(5).collect();

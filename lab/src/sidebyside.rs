@@ -12,7 +12,8 @@ use serde::Serialize;
 use shakmaty::{Move, Position, Role};
 
 use crate::eval::{
-    Comparison, EvalError, OutcomeLine, loss_stats, pair, paired_delta, read_outcomes, wilson,
+    BLUNDER_CP, Comparison, EvalError, OutcomeLine, loss_stats, pair, paired_delta, read_outcomes,
+    wilson,
 };
 use crate::fit::parse_move;
 
@@ -33,9 +34,10 @@ pub struct SideArgs {
         default_value = "move-matching and blunders on the same positions"
     )]
     pub title: String,
-    /// Also split the positions by the game's phase, the kind of the human's move or the
-    /// piece that moved, each group with every run's matching and paired difference
-    /// (comma-separated: phase,kind,piece)
+    /// Also split the positions by the game's phase, the kind of the human's move, the
+    /// piece that moved or the judge's verdict on the human's move (`human`: needs a judged
+    /// run), each group with every run's matching and paired difference (comma-separated:
+    /// phase,kind,piece,human)
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub by: Vec<Split>,
 }
@@ -50,6 +52,9 @@ pub enum Split {
     Kind,
     /// The piece the human moved.
     Piece,
+    /// The judge's verdict on the human's move: sound, or a blunder (a loss of
+    /// [`BLUNDER_CP`] or more).
+    Human,
 }
 
 impl Split {
@@ -59,6 +64,7 @@ impl Split {
             Split::Phase => &["before ply 20", "plies 20-39", "plies 40-59", "from ply 60"],
             Split::Kind => &["capture", "check", "castle", "quiet"],
             Split::Piece => &["pawn", "knight", "bishop", "rook", "queen", "king"],
+            Split::Human => &["sound", "blunder"],
         }
     }
 
@@ -68,11 +74,13 @@ impl Split {
             Split::Phase => "the game's phase",
             Split::Kind => "the kind of the human's move",
             Split::Piece => "the piece the human moved",
+            Split::Human => "the judge's verdict on the human's move",
         }
     }
 
-    /// The index of the group of a position (`pos`, before the human's move `human`).
-    fn group(self, pos: &shakmaty::Chess, human: &Move) -> usize {
+    /// The index of the group of a position (`pos`, before the human's move `human`, which
+    /// lost `human_loss` centipawns by the judge).
+    fn group(self, pos: &shakmaty::Chess, human: &Move, human_loss: i32) -> usize {
         match self {
             Split::Phase => (ply_of(pos) / 20).min(3) as usize,
             Split::Kind => {
@@ -94,6 +102,7 @@ impl Split {
                 Role::Queen => 4,
                 Role::King => 5,
             },
+            Split::Human => usize::from(human_loss >= BLUNDER_CP),
         }
     }
 }
@@ -148,9 +157,27 @@ fn breakdowns(
         let human = parse_move(&pos, &l.human).ok_or_else(|| bad("the human's move"))?;
         read.push((pos, human));
     }
+    // The judge's losses of the humans' moves, from the first run judged on every position.
+    let human_losses: Option<Vec<i32>> = runs
+        .iter()
+        .map(|(_, _, lines)| lines)
+        .find(|lines| lines.iter().all(|l| l.human_loss.is_some()))
+        .map(|lines| lines.iter().filter_map(|l| l.human_loss).collect());
+    if by.contains(&Split::Human) && human_losses.is_none() {
+        return Err(EvalError::Other(
+            "--by human needs a run judged on every position (eval --judge)".to_string(),
+        ));
+    }
     let mut out = Vec::new();
     for &split in by {
-        let keys: Vec<usize> = read.iter().map(|(p, m)| split.group(p, m)).collect();
+        let keys: Vec<usize> = read
+            .iter()
+            .enumerate()
+            .map(|(i, (p, m))| {
+                let loss = human_losses.as_ref().map_or(0, |l| l[i]);
+                split.group(p, m, loss)
+            })
+            .collect();
         let mut groups = Vec::new();
         for (g, name) in split.groups().iter().enumerate() {
             let members: Vec<usize> = (0..keys.len()).filter(|&i| keys[i] == g).collect();
@@ -669,6 +696,57 @@ mod tests {
         assert!(
             s.to_string().contains("by the piece the human moved"),
             "{s}"
+        );
+    }
+
+    #[test]
+    fn the_positions_split_by_the_judges_verdict_on_the_humans_move() {
+        // The human blundered in the second position only (a loss of exactly the threshold);
+        // the judged run is the second, the first has no losses.
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let lines = |judged: bool, hits: [bool; 3]| {
+            let loss = |cp: i32| judged.then_some(cp);
+            let mut v = vec![
+                line(fen, hits[0], None, loss(0)),
+                line(fen, hits[1], None, loss(BLUNDER_CP)),
+                line(fen, hits[2], None, loss(BLUNDER_CP - 1)),
+            ];
+            for l in &mut v {
+                l.human = "e2e4".into();
+            }
+            v
+        };
+        let runs = vec![
+            (
+                "a".to_string(),
+                PathBuf::from("a.jsonl"),
+                lines(false, [true, false, true]),
+            ),
+            (
+                "b".to_string(),
+                PathBuf::from("b.jsonl"),
+                lines(true, [true, true, false]),
+            ),
+        ];
+        let b = breakdowns(&runs, &[Split::Human]).expect("split");
+        let groups: Vec<(&str, u64, &[f64])> = b[0]
+            .groups
+            .iter()
+            .map(|g| (g.name.as_str(), g.positions, g.matching.as_slice()))
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                ("sound", 2, [1.0, 0.5].as_slice()),
+                ("blunder", 1, [0.0, 1.0].as_slice()),
+            ]
+        );
+        // Without a judged run there is nothing to split by.
+        let unjudged = vec![runs[0].clone(), runs[0].clone()];
+        let e = breakdowns(&unjudged, &[Split::Human]).expect_err("not judged");
+        assert!(
+            e.to_string().contains("--by human needs a run judged"),
+            "{e}"
         );
     }
 
