@@ -130,6 +130,15 @@ pub struct Breakdown {
     pub groups: Vec<Group>,
 }
 
+/// The judge's losses of the humans' moves, from the first run judged on every position (the
+/// runs are on the same positions, so any judged run has the same ones); `None` if none is.
+fn humans_losses(runs: &[(String, PathBuf, Vec<OutcomeLine>)]) -> Option<Vec<i32>> {
+    runs.iter()
+        .map(|(_, _, lines)| lines)
+        .find(|lines| lines.iter().all(|l| l.human_loss.is_some()))
+        .map(|lines| lines.iter().filter_map(|l| l.human_loss).collect())
+}
+
 /// The runs' matching split each way of `by` (the runs are on the same positions, checked
 /// before); an error names a position whose FEN or human move cannot be read.
 fn breakdowns(
@@ -157,12 +166,7 @@ fn breakdowns(
         let human = parse_move(&pos, &l.human).ok_or_else(|| bad("the human's move"))?;
         read.push((pos, human));
     }
-    // The judge's losses of the humans' moves, from the first run judged on every position.
-    let human_losses: Option<Vec<i32>> = runs
-        .iter()
-        .map(|(_, _, lines)| lines)
-        .find(|lines| lines.iter().all(|l| l.human_loss.is_some()))
-        .map(|lines| lines.iter().filter_map(|l| l.human_loss).collect());
+    let human_losses = humans_losses(runs);
     if by.contains(&Split::Human) && human_losses.is_none() {
         return Err(EvalError::Other(
             "--by human needs a run judged on every position (eval --judge)".to_string(),
@@ -356,11 +360,7 @@ pub fn side_by_side(runs: &[(String, PathBuf, Vec<OutcomeLine>)]) -> Result<Side
             judged,
         });
     }
-    let humans = runs
-        .iter()
-        .map(|(_, _, lines)| lines)
-        .find(|lines| lines.iter().all(|l| l.human_loss.is_some()))
-        .and_then(|lines| Quality::of(lines.iter().filter_map(|l| l.human_loss)));
+    let humans = humans_losses(runs).and_then(|l| Quality::of(l.into_iter()));
     Ok(SideBySide {
         runs: rows,
         humans,
