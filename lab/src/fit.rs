@@ -507,13 +507,10 @@ fn human_and_drawn(
     let model: f64 = examples
         .par_iter()
         .map(|e| {
-            let p = e.probabilities(weights);
-            let scaled: Vec<f64> = p.iter().map(|q| q.powf(1.0 / temperature)).collect();
-            let total: f64 = scaled.iter().sum();
-            scaled
-                .iter()
+            let p = precedent::model::tempered(&e.probabilities(weights), temperature);
+            p.iter()
                 .zip(&e.features)
-                .map(|(q, x)| q / total * value(x))
+                .map(|(q, x)| q * value(x))
                 .sum::<f64>()
         })
         .sum::<f64>()

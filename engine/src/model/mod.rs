@@ -254,6 +254,22 @@ pub fn softmax(scores: &[f64]) -> Vec<f64> {
     exp.into_iter().map(|e| e / sum).collect()
 }
 
+/// Probabilities `p` at a temperature: ∝ p^(1/temperature), normalised (all zero when no move
+/// has a positive probability). Taken relative to the most probable move, so that a cold
+/// temperature does not underflow: 0.4^1000 is 0 in floating point, 1^1000 is 1.
+pub fn tempered(p: &[f64], temperature: f64) -> Vec<f64> {
+    let top = p.iter().copied().fold(0.0, f64::max);
+    if !(top > 0.0 && top.is_finite()) {
+        return vec![0.0; p.len()];
+    }
+    let w: Vec<f64> = p
+        .iter()
+        .map(|q| (q / top).powf(1.0 / temperature))
+        .collect();
+    let total: f64 = w.iter().sum();
+    w.into_iter().map(|x| x / total).collect()
+}
+
 /// The index of the most probable move (the last of equals; 0 without moves): the move of the
 /// `imitate` style.
 pub fn most_probable(p: &[f64]) -> usize {
@@ -464,6 +480,22 @@ mod tests {
         let cfg = ModelConfig::from_vector(&w, Smoothing::default());
         assert_eq!(cfg.vector().to_vec(), w);
         assert!(!cfg.is_empty() && ModelConfig::default().is_empty());
+    }
+
+    #[test]
+    fn tempered_probabilities_sharpen_and_flatten_without_underflow() {
+        let p = [0.3, 0.4, 0.3];
+        let same = tempered(&p, 1.0);
+        assert!(same.iter().zip(&p).all(|(a, b)| (a - b).abs() < 1e-12));
+        // At 0.001 every 0.3^1000 and 0.4^1000 underflows; relative to the top they do not.
+        let cold = tempered(&p, 0.001);
+        assert!(
+            cold[1] == 1.0 && cold[0] < 1e-100 && cold[2] < 1e-100,
+            "{cold:?}"
+        );
+        let hot = tempered(&p, 1000.0);
+        assert!(hot.iter().all(|q| (q - 1.0 / 3.0).abs() < 1e-3), "{hot:?}");
+        assert_eq!(tempered(&[0.0, 0.0], 0.5), [0.0, 0.0]);
     }
 
     #[test]

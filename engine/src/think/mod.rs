@@ -517,8 +517,7 @@ pub fn draw_in(pos: &shakmaty::Chess, p: &[f64], temperature: f64, seed: Option<
 /// `None`).
 fn draw(p: &[f64], temperature: f64, seed: Option<u64>) -> usize {
     use rand::{Rng, SeedableRng};
-    let t = temperature.max(1e-3);
-    let w: Vec<f64> = p.iter().map(|q| q.powf(1.0 / t)).collect();
+    let w = crate::model::tempered(p, temperature.max(1e-3));
     let total: f64 = w.iter().sum();
     if !(total > 0.0 && total.is_finite()) {
         return 0;
@@ -557,5 +556,21 @@ mod tests {
         assert!(count(3.0)[0] < 2400);
         // Same seed, same move.
         assert_eq!(draw(&p, 1.0, Some(9)), draw(&p, 1.0, Some(9)));
+    }
+
+    #[test]
+    fn the_coldest_draw_plays_the_most_probable_move_however_small_the_probabilities() {
+        // At the lowest temperature (0.001) every p^(1/T) here underflows to 0 unless taken
+        // relative to the most probable move; the draw then fell back to the first move.
+        let p = [0.3, 0.4, 0.3];
+        for seed in 0..200 {
+            assert_eq!(draw(&p, 0.001, Some(seed)), 1);
+        }
+        let many: Vec<f64> = (0..40)
+            .map(|i| if i == 17 { 0.06 } else { 0.94 / 39.0 })
+            .collect();
+        assert_eq!(draw(&many, 0.001, Some(3)), 17);
+        // No probability at all: the first move, as before.
+        assert_eq!(draw(&[0.0, 0.0], 0.5, Some(1)), 0);
     }
 }
