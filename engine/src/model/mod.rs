@@ -255,19 +255,15 @@ pub fn softmax(scores: &[f64]) -> Vec<f64> {
 }
 
 /// Probabilities `p` at a temperature: ∝ p^(1/temperature), normalised (all zero when no move
-/// has a positive probability). Taken relative to the most probable move, so that a cold
-/// temperature does not underflow: 0.4^1000 is 0 in floating point, 1^1000 is 1.
+/// has a positive probability). The [`softmax`] of ln(p)/temperature, which subtracts the most
+/// probable move's score first, so that a cold temperature does not underflow: 0.4^1000 is 0
+/// in floating point, (0.4/0.4)^1000 is 1.
 pub fn tempered(p: &[f64], temperature: f64) -> Vec<f64> {
-    let top = p.iter().copied().fold(0.0, f64::max);
-    if !(top > 0.0 && top.is_finite()) {
+    if !p.iter().any(|q| *q > 0.0) {
         return vec![0.0; p.len()];
     }
-    let w: Vec<f64> = p
-        .iter()
-        .map(|q| (q / top).powf(1.0 / temperature))
-        .collect();
-    let total: f64 = w.iter().sum();
-    w.into_iter().map(|x| x / total).collect()
+    let scores: Vec<f64> = p.iter().map(|q| q.ln() / temperature).collect();
+    softmax(&scores)
 }
 
 /// The index of the most probable move (the last of equals; 0 without moves): the move of the

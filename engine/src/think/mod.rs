@@ -517,13 +517,13 @@ pub fn draw_in(pos: &shakmaty::Chess, p: &[f64], temperature: f64, seed: Option<
 /// `None`).
 fn draw(p: &[f64], temperature: f64, seed: Option<u64>) -> usize {
     use rand::{Rng, SeedableRng};
+    // Normalised, or all zero when no move has a positive probability.
     let w = crate::model::tempered(p, temperature.max(1e-3));
-    let total: f64 = w.iter().sum();
-    if !(total > 0.0 && total.is_finite()) {
+    if !w.iter().any(|x| *x > 0.0) {
         return 0;
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed.unwrap_or_else(rand::random));
-    let mut u = rng.random::<f64>() * total;
+    let mut u = rng.random::<f64>();
     for (i, x) in w.iter().enumerate() {
         if u < *x {
             return i;
