@@ -655,7 +655,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     assert!(
         options
             .iter()
-            .any(|l| l == "option name UCI_Elo type spin default 1400 min 1000 max 2400"),
+            .any(|l| l == "option name UCI_Elo type spin default 1400 min 1000 max 2600"),
         "{options:#?}"
     );
     e.send("position startpos moves e2e4 e7e5 g1f3");
@@ -723,7 +723,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let info = at_elo(
         &mut e,
         2301,
-        "info string level 2400 (UCI_Elo 2301): the best style (the search's best move, the cases breaking ties), measured on movers rated 2300-2499",
+        "info string level 2400 (UCI_Elo 2301): the best style (the search's best move, the cases breaking ties), measured on movers rated 2300-2499, search depth 19",
     );
     assert!(
         !info.iter().any(|l| l.starts_with("info string model")),
@@ -733,6 +733,12 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         info.iter()
             .any(|l| l.starts_with("info string revise: depth ")),
         "{info:#?}"
+    );
+    // Above 2500: level 2600, the same style with its search as deep as the clock allows.
+    at_elo(
+        &mut e,
+        2501,
+        "info string level 2600 (UCI_Elo 2501): the best style (the search's best move, the cases breaking ties), measured on movers rated 2500-2699",
     );
     // An evaluation the user sets replaces the level's own, and the line says which.
     e.send("setoption name Evaluation value classic");
@@ -763,13 +769,13 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let said = e.until("info string UCI_Elo");
     assert_eq!(
         said.last().map(String::as_str),
-        Some("info string UCI_Elo 3000 is outside 1000..2400; clamped to 2400")
+        Some("info string UCI_Elo 3000 is outside 1000..2600; clamped to 2600")
     );
     e.send("setoption name UCI_Elo value 500");
     let said = e.until("info string UCI_Elo");
     assert_eq!(
         said.last().map(String::as_str),
-        Some("info string UCI_Elo 500 is outside 1000..2400; clamped to 1000")
+        Some("info string UCI_Elo 500 is outside 1000..2600; clamped to 1000")
     );
     let (info, _) = e.go("go movetime 100");
     expect_level(

@@ -540,7 +540,7 @@ mod params_tests {
     #[test]
     fn levels_map_settings_to_the_nearest_level_clamped_into_range() {
         let cfg = EngineConfig::default();
-        assert_eq!(cfg.elo_range(), Some((1000, 2400)));
+        assert_eq!(cfg.elo_range(), Some((1000, 2600)));
         let elos: Vec<u16> = cfg.levels.iter().map(|l| l.elo).collect();
         assert!(elos.windows(2).all(|w| w[0] < w[1]), "{elos:?}");
         let pick = |e: u16| {
@@ -556,7 +556,9 @@ mod params_tests {
         assert_eq!(pick(2101), (2200, 2200, 2101, false));
         assert_eq!(pick(2300), (2200, 2200, 2300, false));
         assert_eq!(pick(2301), (2400, 2300, 2301, false));
-        assert_eq!(pick(3000), (2400, 2300, 2400, true));
+        assert_eq!(pick(2500), (2400, 2300, 2500, false));
+        assert_eq!(pick(2501), (2600, 2500, 2501, false));
+        assert_eq!(pick(3000), (2600, 2500, 2600, true));
         assert_eq!(pick(0), (1000, 800, 1000, true));
         assert!(
             EngineConfig {
