@@ -734,11 +734,18 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
             .any(|l| l.starts_with("info string revise: depth ")),
         "{info:#?}"
     );
-    // Above 2500: level 2600, the same style with its search as deep as the clock allows.
-    at_elo(
+    // Above 2500: level 2600, the same style with its search as deep as the clock allows (the
+    // whole line: no depth named).
+    let info = at_elo(
         &mut e,
         2501,
-        "info string level 2600 (UCI_Elo 2501): the best style (the search's best move, the cases breaking ties), measured on movers rated 2500-2699",
+        "info string level 2600 (UCI_Elo 2501): the best style",
+    );
+    assert_eq!(
+        level_line(&info).as_deref(),
+        Some(
+            "info string level 2600 (UCI_Elo 2501): the best style (the search's best move, the cases breaking ties), measured on movers rated 2500-2699"
+        )
     );
     // An evaluation the user sets replaces the level's own, and the line says which.
     e.send("setoption name Evaluation value classic");
