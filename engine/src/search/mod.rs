@@ -25,14 +25,15 @@ use std::sync::OnceLock;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Bitboard, Chess, EnPassantMode, Move, MoveList, Position};
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
+use shakmaty::{Bitboard, Chess, EnPassantMode, Move, MoveList, Position, Role};
 
 use self::evaluate::{evaluate, value};
 use self::history::{Histories, Moved};
+use self::movegen::tactical_moves;
 use self::nnue::{Accumulator, Network};
 use self::picker::{Kind, Picker, is_tactical, mvv_lva, table_move};
-use self::see::see;
+use self::see::see_ge;
 use self::tt::{Bound, Hit, TranspositionTable};
 use crate::position::key;
 pub use limits::{Evaluation, Limits, MAX_DEPTH, Setup};
@@ -180,11 +181,37 @@ pub struct Searcher<'a, 't> {
     sums_checked: u64,
 }
 
+/// The key of `next`, the position after `m` from `pos` (whose key is `hash`): updated by the
+/// pieces that moved where shakmaty can, and where it leaves a king move to a full hash, by
+/// the king's squares when the move changes no castling right and no en passant square (the
+/// mover has no right left to lose and does not capture a rook that holds one); else hashed
+/// anew.
 fn hash_after(pos: &Chess, hash: u64, m: Move, next: &Chess) -> u64 {
-    match pos.update_zobrist_hash(Zobrist64(hash), m, EnPassantMode::Legal) {
-        Some(Zobrist64(h)) => h,
-        None => key(next),
+    if let Some(Zobrist64(h)) = pos.update_zobrist_hash(Zobrist64(hash), m, EnPassantMode::Legal) {
+        return h;
     }
+    let turn = pos.turn();
+    if let Move::Normal {
+        role: Role::King,
+        from,
+        capture,
+        to,
+        promotion: None,
+    } = m
+        && !pos.castles().has_color(turn)
+        && !pos.castles().castling_rights().contains(to)
+        && pos.ep_square(EnPassantMode::Always).is_none()
+    {
+        let mut h = Zobrist64(hash);
+        h ^= Zobrist64::zobrist_for_white_turn();
+        h ^= Zobrist64::zobrist_for_piece(from, Role::King.of(turn));
+        h ^= Zobrist64::zobrist_for_piece(to, Role::King.of(turn));
+        if let Some(victim) = capture {
+            h ^= Zobrist64::zobrist_for_piece(to, victim.of(!turn));
+        }
+        return h.0;
+    }
+    key(next)
 }
 
 /// Whether the side to move has a piece other than pawns and king (null-move pruning is unsound
@@ -456,17 +483,12 @@ impl<'a, 't> Searcher<'a, 't> {
                 return stand;
             }
             alpha = alpha.max(stand);
-            let mut moves = pos.capture_moves();
-            moves.extend(
-                pos.promotion_moves()
-                    .into_iter()
-                    .filter(|m| !m.is_capture()),
-            );
+            let mut moves = tactical_moves(pos);
             let board = pos.board();
             moves.retain(|m| {
                 m.is_promotion()
                     || (stand + m.capture().map_or(0, value) + params::DELTA > alpha
-                        && see(board, m) >= 0)
+                        && see_ge(board, m, 0))
             });
             moves
         };
@@ -482,7 +504,7 @@ impl<'a, 't> Searcher<'a, 't> {
         // Not in check, alpha already holds the standing pat.
         let mut best = if in_check { -INF } else { alpha };
         let mut best_move = None;
-        for m in moves {
+        for &m in &moves {
             let mut next = pos.clone();
             next.play_unchecked(m);
             let child = hash_after(pos, hash, m, &next);
@@ -678,13 +700,13 @@ impl<'a, 't> Searcher<'a, 't> {
                         continue;
                     }
                     if depth <= params::SEE_DEPTH
-                        && see(pos.board(), &m) < -params::SEE_QUIET * lmr_depth
+                        && !see_ge(pos.board(), &m, -params::SEE_QUIET * lmr_depth)
                     {
                         continue;
                     }
                 } else if depth <= params::SEE_DEPTH
                     && kind == Kind::BadTactical
-                    && see(pos.board(), &m) < -params::SEE_TACTICAL * depth
+                    && !see_ge(pos.board(), &m, -params::SEE_TACTICAL * depth)
                 {
                     continue;
                 }
@@ -912,6 +934,7 @@ pub fn mate_in(score: i32) -> Option<i32> {
 pub mod evaluate;
 pub mod history;
 mod limits;
+mod movegen;
 pub mod nnue;
 mod params;
 pub mod picker;

@@ -8,7 +8,8 @@ use shakmaty::{Chess, Move, MoveList, Position, Role};
 
 use super::evaluate::value;
 use super::history::{Histories, Moved};
-use super::see::see;
+use super::movegen::is_legal;
+use super::see::see_ge;
 use super::tt::PackedMove;
 
 /// What a picked move is, for the search's pruning and history updates.
@@ -86,7 +87,7 @@ pub fn table_move(pos: &Chess, code: PackedMove) -> Option<Move> {
             promotion,
         }
     };
-    pos.is_legal(m).then_some(m)
+    is_legal(pos, m).then_some(m)
 }
 
 /// Hands out the moves of one node.
@@ -189,7 +190,7 @@ impl Picker {
                     self.take(i);
                     if score >= GOOD_TACTICAL {
                         // A capture that loses material waits for the end.
-                        if !m.is_promotion() && see(pos.board(), &m) < 0 {
+                        if !m.is_promotion() && !see_ge(pos.board(), &m, 0) {
                             self.bad.push(m);
                             continue;
                         }

@@ -428,3 +428,41 @@ fn both_roots_stop_the_same_iteration_after_a_mate() {
         }
     }
 }
+
+#[test]
+fn the_key_after_a_move_is_the_key_of_the_position_it_reaches() {
+    // Every legal move of the positions of random games (king moves with and without castling
+    // rights, captures of rooks on their corners, double steps, en passant, promotions): the
+    // search's updated key is the key hashed anew.
+    let mut seed = 0x5851_f42d_4c95_7f2d_u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut king_moves, mut checked) = (0, 0);
+    for _ in 0..80 {
+        let mut pos = Chess::default();
+        for _ in 0..150 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let hash = key(&pos);
+            for m in &moves {
+                let mut after = pos.clone();
+                after.play_unchecked(*m);
+                assert_eq!(hash_after(&pos, hash, *m, &after), key(&after), "{m:?}");
+                king_moves += usize::from(m.role() == Role::King);
+                checked += 1;
+            }
+            let m = moves[next() as usize % moves.len()];
+            pos.play_unchecked(m);
+        }
+    }
+    assert!(
+        king_moves > 1000 && checked > 50_000,
+        "{king_moves} of {checked}"
+    );
+}
