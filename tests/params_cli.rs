@@ -163,9 +163,13 @@ fn uci_setoption_params_loads_the_file() {
 }
 
 #[test]
-fn a_one_shot_go_of_100_ms_scans_the_whole_default_case_base() {
+fn a_one_shot_go_of_100_ms_gives_the_scan_its_share_of_the_time() {
     // The scan's share of the time starts when the scan does, not when the process did
-    // (loading the embedded case base comes first).
+    // (loading the embedded case base comes first and takes longer than the whole move): the
+    // scan covers the whole case base, or runs for its share (40 % of the time left when it
+    // starts, some 20 ms of this move) until its deadline stops it. Were the share counted from
+    // the process's start, loading would have spent it and the scan would stop at once. (How
+    // many cases fit in the share is the machine's speed, for `precedent bench`, not a test.)
     let v = common::run_json(&[
         "go",
         "--fen",
@@ -175,5 +179,9 @@ fn a_one_shot_go_of_100_ms_scans_the_whole_default_case_base() {
         "--json",
     ]);
     assert!(v["total"].as_u64().expect("total") > 1_000_000, "{v}");
-    assert_eq!(v["scanned"], v["total"], "{v}");
+    let retrieval_ms = v["retrieval_ms"].as_f64().expect("retrieval_ms");
+    assert!(
+        v["scanned"] == v["total"] || retrieval_ms >= 5.0,
+        "the scan stopped after {retrieval_ms} ms: {v}"
+    );
 }
