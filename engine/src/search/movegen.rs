@@ -34,11 +34,11 @@ pub fn tactical_moves(pos: &Chess) -> MoveList {
     let (west, east) = match us {
         Color::White => (
             ((pawns & NOT_FILE_A).shift(7), 7),
-            ((pawns.shift(9)) & NOT_FILE_A, 9),
+            (pawns.shift(9) & NOT_FILE_A, 9),
         ),
         Color::Black => (
             ((pawns & NOT_FILE_A).shift(-9), -9),
-            ((pawns.shift(-7)) & NOT_FILE_A, -7),
+            (pawns.shift(-7) & NOT_FILE_A, -7),
         ),
     };
     for (targets, offset) in [west, east] {
