@@ -170,7 +170,14 @@ fn step(sq: Square, offset: i32) -> Square {
     Square::new((sq as i32 + offset) as u32)
 }
 
-fn normal(board: &Board, role: Role, from: Square, to: Square, promotion: Option<Role>) -> Move {
+/// The move of `role` from `from` to `to`, capturing what stands there.
+pub(super) fn normal(
+    board: &Board,
+    role: Role,
+    from: Square,
+    to: Square,
+    promotion: Option<Role>,
+) -> Move {
     Move::Normal {
         role,
         from,
@@ -205,6 +212,7 @@ fn pinned(board: &Board, enemy: Bitboard, king: Square) -> Bitboard {
 mod tests {
     use super::*;
     use crate::position::parse_fen;
+    use crate::search::tests::random_positions;
 
     /// What quiescence generated before: every legal move, the captures kept, then the
     /// promotions that do not capture.
@@ -264,13 +272,6 @@ mod tests {
     fn legality_is_shakmatys_for_every_move_a_table_could_name() {
         // Every origin, destination and promotion on the positions of random games (in check
         // or not), as the table's move is read: the same verdict as shakmaty's.
-        let mut seed = 0xd1b5_4a32_d192_ed03_u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         let promotions = [
             None,
             Some(Role::Queen),
@@ -278,33 +279,19 @@ mod tests {
             Some(Role::King),
         ];
         let (mut legal, mut checked) = (0, 0);
-        for _ in 0..12 {
-            let mut pos = Chess::default();
-            for _ in 0..120 {
-                let board = pos.board();
-                for from in board.by_color(pos.turn()) {
-                    let role = board.role_at(from).expect("a piece");
-                    for to in Square::ALL {
-                        for promotion in promotions {
-                            let m = Move::Normal {
-                                role,
-                                from,
-                                capture: board.role_at(to),
-                                to,
-                                promotion,
-                            };
-                            let want = pos.is_legal(m);
-                            assert_eq!(is_legal(&pos, m), want, "{m:?} in {pos:?}");
-                            legal += usize::from(want);
-                            checked += 1;
-                        }
+        for pos in random_positions(0xd1b5_4a32_d192_ed03, 12, 120, 0) {
+            let board = pos.board();
+            for from in board.by_color(pos.turn()) {
+                let role = board.role_at(from).expect("a piece");
+                for to in Square::ALL {
+                    for promotion in promotions {
+                        let m = normal(board, role, from, to, promotion);
+                        let want = pos.is_legal(m);
+                        assert_eq!(is_legal(&pos, m), want, "{m:?} in {pos:?}");
+                        legal += usize::from(want);
+                        checked += 1;
                     }
                 }
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                pos.play_unchecked(moves[next() as usize % moves.len()]);
             }
         }
         assert!(legal > 10_000, "{legal} legal of {checked}");
@@ -312,36 +299,12 @@ mod tests {
 
     #[test]
     fn the_same_on_every_position_of_random_games() {
-        // Positions of play chosen by a fixed generator: openings, middlegames, endings with
-        // pins and promotions come up by the thousand.
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let mut positions = 0;
-        let mut captures = 0;
-        for _ in 0..200 {
-            let mut pos = Chess::default();
-            for _ in 0..160 {
-                captures += check(&pos);
-                positions += 1;
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                // Captures are played more often than chance, so that the games thin out.
-                let tactical: Vec<_> = moves.iter().filter(|m| m.is_capture()).collect();
-                let m = if !tactical.is_empty() && next() % 3 == 0 {
-                    *tactical[next() as usize % tactical.len()]
-                } else {
-                    moves[next() as usize % moves.len()]
-                };
-                pos.play_unchecked(m);
-            }
-        }
+        // Positions of play chosen by a fixed generator, captures played one move in three so
+        // that the games thin out: openings, middlegames, endings with pins and promotions
+        // come up by the thousand.
+        let positions = random_positions(0x9e37_79b9_7f4a_7c15, 200, 160, 3);
+        let captures: usize = positions.iter().map(check).sum();
+        let positions = positions.len();
         assert!(
             positions > 10_000 && captures > 10_000,
             "{positions} {captures}"

@@ -8,7 +8,7 @@ use shakmaty::{Chess, Move, MoveList, Position, Role};
 
 use super::evaluate::value;
 use super::history::{Histories, Moved};
-use super::movegen::is_legal;
+use super::movegen::{is_legal, normal};
 use super::see::see_ge;
 use super::tt::PackedMove;
 
@@ -79,13 +79,7 @@ pub fn table_move(pos: &Chess, code: PackedMove) -> Option<Move> {
         if board.color_at(to) == Some(us) {
             return None;
         }
-        Move::Normal {
-            role,
-            from,
-            capture: board.role_at(to),
-            to,
-            promotion,
-        }
+        normal(board, role, from, to, promotion)
     };
     is_legal(pos, m).then_some(m)
 }

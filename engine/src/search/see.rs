@@ -121,40 +121,19 @@ mod tests {
     fn the_threshold_test_agrees_with_the_exchange() {
         // Every legal move of the positions of random games, at thresholds around every
         // piece's value: the shortcut and the full exchange give the same verdict.
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         let thresholds = [
             -1000, -500, -320, -300, -100, -60, -1, 0, 1, 99, 100, 101, 300, 500,
         ];
         let (mut settled, mut checked) = (0, 0);
-        for _ in 0..60 {
-            let mut pos = shakmaty::Chess::default();
-            for _ in 0..120 {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
+        for pos in crate::search::tests::random_positions(0x2545_f491_4f6c_dd1d, 60, 120, 4) {
+            for m in &pos.legal_moves() {
+                let full = see(pos.board(), m);
+                for t in thresholds {
+                    assert_eq!(see_ge(pos.board(), m, t), full >= t, "{m:?} at {t}");
+                    let victim = m.capture().map_or(0, value);
+                    settled += usize::from(victim < t || victim - worth(m.role()) >= t);
+                    checked += 1;
                 }
-                for m in &moves {
-                    let full = see(pos.board(), m);
-                    for t in thresholds {
-                        assert_eq!(see_ge(pos.board(), m, t), full >= t, "{m:?} at {t}");
-                        let victim = m.capture().map_or(0, value);
-                        settled += usize::from(victim < t || victim - worth(m.role()) >= t);
-                        checked += 1;
-                    }
-                }
-                let captures: Vec<_> = moves.iter().filter(|m| m.is_capture()).collect();
-                let m = if !captures.is_empty() && next() % 4 == 0 {
-                    *captures[next() as usize % captures.len()]
-                } else {
-                    moves[next() as usize % moves.len()]
-                };
-                pos.play_unchecked(m);
             }
         }
         // Both ways of answering are exercised.

@@ -3,6 +3,43 @@ use crate::position::parse_fen;
 use crate::search::evaluate::evaluate;
 use shakmaty::{CastlingMode, Color};
 
+/// The positions of `games` random games of at most `plies` plies from the start, every
+/// position reached (the last included), drawn by a fixed xorshift generator from `seed` (the
+/// same positions on every machine). With `capture_one_in` = n > 0 a capture, when there is
+/// one, is played one move in n (drawn first), so that the games thin out to endings.
+pub(crate) fn random_positions(
+    mut seed: u64,
+    games: usize,
+    plies: usize,
+    capture_one_in: u64,
+) -> Vec<Chess> {
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut positions = Vec::new();
+    for _ in 0..games {
+        let mut pos = Chess::default();
+        for _ in 0..plies {
+            positions.push(pos.clone());
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let captures: Vec<_> = moves.iter().filter(|m| m.is_capture()).collect();
+            let m = if capture_one_in > 0 && !captures.is_empty() && next() % capture_one_in == 0 {
+                *captures[next() as usize % captures.len()]
+            } else {
+                moves[next() as usize % moves.len()]
+            };
+            pos.play_unchecked(m);
+        }
+    }
+    positions
+}
+
 fn uci(m: &Move) -> String {
     m.to_uci(CastlingMode::Standard).to_string()
 }
@@ -434,31 +471,15 @@ fn the_key_after_a_move_is_the_key_of_the_position_it_reaches() {
     // Every legal move of the positions of random games (king moves with and without castling
     // rights, captures of rooks on their corners, double steps, en passant, promotions): the
     // search's updated key is the key hashed anew.
-    let mut seed = 0x5851_f42d_4c95_7f2d_u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
     let (mut king_moves, mut checked) = (0, 0);
-    for _ in 0..80 {
-        let mut pos = Chess::default();
-        for _ in 0..150 {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            let hash = key(&pos);
-            for m in &moves {
-                let mut after = pos.clone();
-                after.play_unchecked(*m);
-                assert_eq!(hash_after(&pos, hash, *m, &after), key(&after), "{m:?}");
-                king_moves += usize::from(m.role() == Role::King);
-                checked += 1;
-            }
-            let m = moves[next() as usize % moves.len()];
-            pos.play_unchecked(m);
+    for pos in random_positions(0x5851_f42d_4c95_7f2d, 80, 150, 0) {
+        let hash = key(&pos);
+        for m in &pos.legal_moves() {
+            let mut after = pos.clone();
+            after.play_unchecked(*m);
+            assert_eq!(hash_after(&pos, hash, *m, &after), key(&after), "{m:?}");
+            king_moves += usize::from(m.role() == Role::King);
+            checked += 1;
         }
     }
     assert!(
