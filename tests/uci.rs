@@ -591,7 +591,7 @@ fn a_style_change_takes_effect_at_the_next_go() {
         options
             .iter()
             .any(|l| l
-                == "option name Style type combo default imitate var imitate var human var best"),
+                == "option name Style type combo default imitate var imitate var human var best var natural"),
         "{options:#?}"
     );
     e.send("position startpos moves e2e4 e7e5 g1f3");
@@ -718,15 +718,16 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
         2101,
         "info string level 2200 (UCI_Elo 2101): the move model of movers rated 2200-2399 with the levels' network read at rating 2300, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable as the likeliest sound move, search weight 2.00",
     );
-    // Above 2300: level 2400, the best style (no model errs at that strength), which says so
-    // and moves by the search's verdict on the cases' proposals.
+    // Above 2300: level 2400, the natural style (no model that errs plays that strongly): the
+    // best style's search vets the model's likeliest moves, and the move says both.
     let info = at_elo(
         &mut e,
         2301,
-        "info string level 2400 (UCI_Elo 2301): the best style (the search's best move, the cases breaking ties), measured on movers rated 2300-2499, search depth 19",
+        "info string level 2400 (UCI_Elo 2301): the default style's move model read at rating 1585, its likeliest move of those the best style's search rates best, search weight 1.00, search depth 19",
     );
     assert!(
-        !info.iter().any(|l| l.starts_with("info string model")),
+        info.iter()
+            .any(|l| l.starts_with("info string model (natural): proposes ")),
         "{info:#?}"
     );
     assert!(

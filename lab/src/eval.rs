@@ -25,7 +25,7 @@ use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
 use precedent::revise::Memory;
 use precedent::search::Limits;
-use precedent::think::{DecidedBy, EngineConfig, think};
+use precedent::think::{EngineConfig, think};
 
 /// A position to evaluate on: what the human played there.
 #[derive(Clone, Debug)]
@@ -676,10 +676,7 @@ pub fn run_reasoner(
             });
             let o = match thought {
                 Ok(t) => {
-                    let judgement = match &t.by {
-                        DecidedBy::Model { judgement, .. } => Some(judgement),
-                        DecidedBy::Cases | DecidedBy::Search(_) => None,
-                    };
+                    let judgement = t.by.judgement();
                     let model = judgement.and_then(|j| {
                         let e = (*expected)?;
                         let at = j.evidence.moves.iter().position(|m| *m == e)?;

@@ -602,6 +602,7 @@ impl LevelFit {
             evaluation: (eval != Evaluation::Auto).then_some(eval),
             share_network: true,
             depth: None,
+            tolerance: None,
             rating: None,
             model: ModelConfig::from_vector(&self.weights, smoothing),
         }

@@ -148,10 +148,10 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
         return Err("--elo: which level to trace (none chosen, or no levels)".into());
     };
     let level = choice.level;
-    if level.style == Style::Best {
+    if matches!(level.style, Style::Best | Style::Natural) {
         return Err(format!(
-            "--elo: level {} plays the best style, which has no model to err with",
-            level.elo
+            "--elo: level {} plays the {} style, whose search chooses: no model's errors to trace",
+            level.elo, level.style
         ));
     }
     if !level.plays_default_model() && level.model.smoothing != cfg.model.smoothing {
@@ -929,10 +929,16 @@ mod tests {
         }
         let e = policies(&deep, &Settings::default()).expect_err("depth 6");
         assert!(e.contains("level 1400") && e.contains("depth 6"), "{e}");
-        // Level 2400 plays the best style: nothing to trace, and said so.
-        cfg.elo = Some(2400);
-        let e = policies(&cfg, &settings).expect_err("no model");
-        assert!(e.contains("level 2400 plays the best style"), "{e}");
+        // Levels 2400 and 2600 play the natural and best styles, whose search chooses: nothing
+        // to trace, and said so.
+        for (elo, style) in [(2400, "natural"), (2600, "best")] {
+            cfg.elo = Some(elo);
+            let e = policies(&cfg, &settings).expect_err("no model's errors");
+            assert!(
+                e.contains(&format!("level {elo} plays the {style} style")),
+                "{e}"
+            );
+        }
         // Level 1600 errs by its rule: no draw unless asked.
         cfg.elo = Some(1600);
         let ps = policies(&cfg, &Settings::default()).expect("policies");

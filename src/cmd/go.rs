@@ -45,6 +45,9 @@ pub fn run(args: Args) -> Result<()> {
     };
     let game = play_line(start, &args.moves)?;
     let cfg = args.reasoner.config()?;
+    if let Some(note) = cfg.unmodelled_style() {
+        eprintln!("note: {note}");
+    }
     if cfg.human_time {
         eprintln!(
             "note: --human-time acts under a clock (UCI `go wtime … btime …`, or `precedent uci \

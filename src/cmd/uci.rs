@@ -21,6 +21,9 @@ pub fn run(args: Args) -> Result<()> {
         None => None,
     };
     let reasoner = args.reasoner.config()?;
+    if let Some(note) = reasoner.unmodelled_style() {
+        eprintln!("note: {note}");
+    }
     precedent::uci::run(cb, reasoner);
     Ok(())
 }

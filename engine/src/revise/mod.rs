@@ -20,7 +20,8 @@ use crate::search::{Limits, RootValue, Searcher, Setup, mate_in};
 pub struct ReviseConfig {
     /// Whether to revise at all (off = pure CBR, as in the thesis).
     pub enabled: bool,
-    /// A candidate is accepted if its value is at most this many centipawns below the best.
+    /// A candidate is accepted if its value is at most this many centipawns below the best
+    /// (the `natural` style's margin at an equal position: [`scaled_tolerance`]).
     pub tolerance: i32,
     /// How many of the best-voted candidates are checked.
     pub candidates: usize,
@@ -143,6 +144,27 @@ pub const WIDE_DEPTHS: u32 = 2;
 /// Their margin, centipawns: ten pawns, nearly every move.
 pub const WIDE_MARGIN: i32 = 1000;
 
+/// Scale of the expected score: a position worth `v` scores about 1 / (1 + e^(−v / S)) (S in
+/// the search's centipawns, Stockfish's / 1.36: Lichess's win-rate curve, 0.00368 a Stockfish
+/// centipawn).
+const SCORE_SCALE: f64 = 200.0;
+
+/// The most a scaled tolerance gives up, centipawns.
+pub const MAX_SCALED_TOLERANCE: i32 = 300;
+
+/// The tolerance at value `v` worth as much expected score as `at_equal` centipawns at 0 (the
+/// `natural` style's: a player gives up more centipawns where they change less of the result): the
+/// `t` with E(|v|) − E(|v| − t) = E(at_equal) − ½, E(v) = 1 / (1 + e^(−v / S)), capped at
+/// [`MAX_SCALED_TOLERANCE`] (the side behind gives up as many centipawns as the side ahead).
+pub fn scaled_tolerance(at_equal: i32, v: i32) -> i32 {
+    let expected = |v: f64| 1.0 / (1.0 + (-v / SCORE_SCALE).exp());
+    let v = f64::from(v.abs());
+    let target = expected(v) - (expected(f64::from(at_equal)) - 0.5);
+    let floor = SCORE_SCALE * (target / (1.0 - target)).ln();
+    let cap = f64::from(MAX_SCALED_TOLERANCE.max(at_equal));
+    (v - floor).round().clamp(0.0, cap) as i32
+}
+
 /// A score as centipawns text ("+0.35", "mate in 2").
 pub fn describe_value(v: i32) -> String {
     match mate_in(v) {
@@ -220,7 +242,7 @@ fn setup<'a>(cfg: &ReviseConfig, history: &'a [u64]) -> Setup<'a> {
 
 /// The cases' proposals: the best-voted candidates, then the moves of exact matches (like an
 /// opening book), each once, with its share of the votes.
-fn proposals(decision: &Decision, cfg: &ReviseConfig) -> Vec<(Move, f64)> {
+pub(crate) fn proposals(decision: &Decision, cfg: &ReviseConfig) -> Vec<(Move, f64)> {
     let mut candidates: Vec<(Move, f64)> = Vec::new();
     for c in decision.candidates.iter().take(cfg.candidates.max(1)) {
         candidates.push((c.mv, c.share));
@@ -235,15 +257,16 @@ fn proposals(decision: &Decision, cfg: &ReviseConfig) -> Vec<(Move, f64)> {
     candidates
 }
 
-/// Revises the cases' decision with the search's result (of [`search_best`]): the best-voted
-/// candidate within `cfg.tolerance` of the best value is played, the search's own best move
-/// when every candidate falls below. A candidate voted above the search's best move is checked
-/// by a null-window search at its depth just below the best value less the tolerance (at
-/// tolerance 0: whether it ties the best); the candidates after the first accepted one need no
-/// check. `decision` is `None` when the cases were not consulted.
+/// Revises the proposals (the cases' by [`proposals`], or the move model's likeliest moves)
+/// with the search's result (of [`search_best`]): the first proposal within `cfg.tolerance` of
+/// the best value is played, the search's own best move when every proposal falls below. A
+/// proposal ahead of the search's best move is checked by a null-window search at its depth
+/// just below the best value less the tolerance (at tolerance 0: whether it ties the best); the
+/// proposals after the first accepted one need no check. Each comes with its share (of the
+/// votes, or its probability). No proposals: the cases were not consulted.
 pub fn revise(
     game: &Game,
-    decision: Option<&Decision>,
+    candidates: &[(Move, f64)],
     result: &crate::search::RootResult,
     cfg: &ReviseConfig,
     limits: Limits<'_>,
@@ -256,12 +279,11 @@ pub fn revise(
     let legal = legal_moves_within(pos, limits.moves);
     let tolerance = cfg.tolerance.max(0);
     let floor = best.value.saturating_sub(tolerance);
-    let candidates = decision.map_or_else(Vec::new, |d| proposals(d, cfg));
     let mut verdicts = Vec::new();
     let mut chosen: Option<RootValue> = None;
     // The check belongs to the search just made: its entries stay current.
     let mut searcher = Searcher::resuming(setup(cfg, &game.history), limits, memory);
-    for (m, share) in candidates {
+    for &(m, share) in candidates {
         if chosen.is_some() || !legal.contains(&m) {
             break;
         }
@@ -338,7 +360,7 @@ pub fn revise(
         });
     }
     let nodes = result.nodes + searcher.nodes();
-    let refuted_all = decision.is_some() && chosen.is_none();
+    let refuted_all = !candidates.is_empty() && chosen.is_none();
     let pick = chosen.unwrap_or_else(|| best.clone());
     // The lines of the search, the move played first.
     let mut ranked: Vec<(Move, i32, Vec<Move>)> = result
@@ -440,16 +462,19 @@ mod tests {
     }
 
     fn run(fen: &str, moves: &[(&str, f64)], tolerance: i32) -> Revised {
+        run_with(fen, moves, &config(tolerance))
+    }
+
+    fn run_with(fen: &str, moves: &[(&str, f64)], cfg: &ReviseConfig) -> Revised {
         let pos = parse_fen(fen).expect("fen");
-        let cfg = config(tolerance);
         let mut memory = Memory::new(1);
         let game = Game::new(pos.clone());
-        let result = search_best(&game, &cfg, Limits::default(), &mut memory).expect("searched");
+        let result = search_best(&game, cfg, Limits::default(), &mut memory).expect("searched");
         revise(
             &game,
-            Some(&decision(&pos, moves)),
+            &proposals(&decision(&pos, moves), cfg),
             &result,
-            &cfg,
+            cfg,
             Limits::default(),
             CastlingMode::Standard,
             &mut memory,
@@ -515,5 +540,42 @@ mod tests {
         assert_ne!(r.bestmove, "d2d5");
         assert_eq!(r.bestmove, r.search_best);
         assert!(r.value > 300, "{}", r.value);
+    }
+
+    #[test]
+    fn a_scaled_tolerance_accepts_more_where_the_position_is_decided() {
+        // White is a queen against a knight and a pawn: a king move, 20-45 cp below the best
+        // at depth 5, is beyond a flat 10 cp but within what 10 cp at an equal position is
+        // worth at this advantage.
+        let flat = run(HANGING, &[("e1f1", 1.0)], 10);
+        assert!(flat.refuted_all, "{:#?}", flat.verdicts);
+        let margin = scaled_tolerance(10, flat.search_value);
+        assert!(margin > 10, "{margin}");
+        let scaled = run(HANGING, &[("e1f1", 1.0)], margin);
+        assert_eq!(scaled.search_value, flat.search_value);
+        assert_eq!(scaled.bestmove, "e1f1", "{:#?}", scaled.verdicts);
+        assert_eq!(scaled.verdicts[0].value, scaled.search_value - margin);
+    }
+
+    #[test]
+    fn a_scaled_tolerance_grows_with_the_advantage_as_the_expected_score_flattens() {
+        // At an equal position the margin is the one given; either way from it the expected
+        // score flattens and the margin grows, alike for either side, to its cap.
+        assert_eq!(scaled_tolerance(30, 0), 30);
+        assert_eq!(scaled_tolerance(30, 300), scaled_tolerance(30, -300));
+        let at = |v| scaled_tolerance(30, v);
+        let grows = [at(100), at(300), at(600)];
+        assert!(
+            30 < grows[0] && grows[0] < grows[1] && grows[1] < grows[2],
+            "{grows:?}"
+        );
+        // Each margin costs the expected score 30 centipawns cost at 0.
+        let e = |v: i32| 1.0 / (1.0 + (-f64::from(v) / SCORE_SCALE).exp());
+        for v in [100, 300, 600] {
+            let lost = e(v) - e(v - at(v));
+            assert!((lost - (e(30) - 0.5)).abs() < 0.001, "at {v}: {lost}");
+        }
+        assert_eq!(at(2000), MAX_SCALED_TOLERANCE);
+        assert_eq!(scaled_tolerance(0, 900), 0);
     }
 }

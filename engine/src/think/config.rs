@@ -24,9 +24,32 @@ pub enum Style {
     Human,
     /// The strongest: the search's best value, the cases breaking ties between equal moves.
     Best,
+    /// The `best` style's search vetting the move model's likeliest moves: the likeliest one
+    /// within the tolerance of the best value.
+    Natural,
 }
 
-crate::words::words!(Style, "style", [Imitate => "imitate", Human => "human", Best => "best"]);
+crate::words::words!(Style, "style", [
+    Imitate => "imitate",
+    Human => "human",
+    Best => "best",
+    Natural => "natural",
+]);
+
+/// What chooses the move under a configuration: its style, whether it revises and whether its
+/// parameters hold a move model ([`EngineConfig::decider`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decider {
+    /// Revise off: the nearest cases' vote (the thesis' reasoner), whatever the style.
+    Cases,
+    /// The search, the cases breaking its ties: `best`, and a model's style whose parameters
+    /// hold no model.
+    Search,
+    /// The search vetting the move model's likeliest moves: `natural`.
+    SearchAndModel,
+    /// The move model, from what the search and the cases say: `imitate` and `human`.
+    Model,
+}
 
 /// Everything that decides how the engine chooses a move.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
@@ -86,7 +109,9 @@ pub struct Level {
     /// Highest rating of the movers its model was fitted on.
     pub max_rating: u16,
     /// How the level chooses: `human` (its model, by its errors rule or drawn at its
-    /// temperature) or `best` (the strongest style, which reads no model of its own).
+    /// temperature), `imitate` (its model's most probable move), `natural` (its model's
+    /// likeliest move within `tolerance` of the best by the `best` style's search) or `best`
+    /// (the strongest style, which reads no model of its own).
     #[serde(default = "human", skip_serializing_if = "is_human")]
     pub style: Style,
     /// `human` style temperature (draws ∝ P^(1/T)).
@@ -113,6 +138,10 @@ pub struct Level {
     /// the engine's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
+    /// A `natural` or `best` level: how many centipawns below the search's best value a
+    /// proposal may be and still be played (`None`: the engine's `tolerance`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<i32>,
     /// The rating a network it shares is read at (`None`: the band's middle rating): a level
     /// may imitate its band better with the network read elsewhere, as a level on the default
     /// style's model read at the default style's rating.
@@ -314,6 +343,30 @@ impl EngineConfig {
         Some((lo, hi))
     }
 
+    /// What chooses the move: the style, unless nothing is revised (the cases) or the style asks
+    /// for a move model these parameters lack (every weight 0: the search, as `best`).
+    pub fn decider(&self) -> Decider {
+        match self.style {
+            _ if !self.revise.enabled => Decider::Cases,
+            Style::Best => Decider::Search,
+            _ if self.model.is_empty() => Decider::Search,
+            Style::Natural => Decider::SearchAndModel,
+            Style::Imitate | Style::Human => Decider::Model,
+        }
+    }
+
+    /// A note when the style asks for the move model and these parameters' is empty: the style
+    /// then plays as `best` does ([`EngineConfig::decider`]). `None` when the style gets what it
+    /// asks for, or when nothing is revised (the cases alone decide, as in the thesis).
+    pub fn unmodelled_style(&self) -> Option<String> {
+        (self.style != Style::Best && self.decider() == Decider::Search).then(|| {
+            format!(
+                "style {} needs a move model and the parameters' is empty: it plays as best",
+                self.style
+            )
+        })
+    }
+
     /// The level played at `elo`: the one whose `elo` is nearest (the lower on a tie), the
     /// setting first clamped into [`EngineConfig::elo_range`]. `None` without levels.
     pub fn level_for(&self, elo: u16) -> Option<LevelChoice<'_>> {
@@ -348,6 +401,9 @@ impl EngineConfig {
         }
         if let Some(depth) = level.depth {
             revise.max_depth = revise.max_depth.min(depth);
+        }
+        if let Some(tolerance) = level.tolerance {
+            revise.tolerance = tolerance;
         }
         // The level as played names the evaluation when it is not `auto`'s: its own, or the
         // one the user set.
@@ -486,6 +542,38 @@ mod params_tests {
         assert!(!default.pace.is_empty() && !default.human_time);
         assert_eq!(default.pace.check(), Ok(()));
         assert_eq!(default.pace, cfg.pace);
+    }
+
+    #[test]
+    fn the_decider_follows_the_style_unless_revise_is_off_or_the_model_is_missing() {
+        let with = |style, revise, model: &ModelConfig| {
+            let mut cfg = EngineConfig {
+                style,
+                model: model.clone(),
+                ..EngineConfig::default()
+            };
+            cfg.revise.enabled = revise;
+            (cfg.decider(), cfg.unmodelled_style().is_some())
+        };
+        let fitted = EngineConfig::default().model;
+        let empty = ModelConfig::default();
+        for style in [Style::Imitate, Style::Human, Style::Best, Style::Natural] {
+            // Revise off: the cases decide and nothing is missing, model or not.
+            assert_eq!(with(style, false, &fitted), (Decider::Cases, false));
+            assert_eq!(with(style, false, &empty), (Decider::Cases, false));
+            // Without its model a style plays as best, and says so unless it is best.
+            assert_eq!(
+                with(style, true, &empty),
+                (Decider::Search, style != Style::Best)
+            );
+        }
+        assert_eq!(with(Style::Best, true, &fitted), (Decider::Search, false));
+        assert_eq!(
+            with(Style::Natural, true, &fitted),
+            (Decider::SearchAndModel, false)
+        );
+        assert_eq!(with(Style::Imitate, true, &fitted), (Decider::Model, false));
+        assert_eq!(with(Style::Human, true, &fitted), (Decider::Model, false));
     }
 
     #[test]
@@ -656,6 +744,15 @@ mod params_tests {
                 // An imitate level: its most probable move, no temperature ("—").
                 None if level.style == Style::Imitate => {
                     assert_eq!([errors, temperature], ["most probable", "—"], "{row:?}");
+                }
+                // A natural level: its likeliest move the search finds within its tolerance.
+                // ("likeliest of the best" at no tolerance).
+                None if level.style == Style::Natural => {
+                    let within = match level.tolerance.unwrap_or_default() {
+                        0 => "likeliest of the best".to_string(),
+                        t => format!("likeliest within {t} cp of the best"),
+                    };
+                    assert_eq!([errors, temperature], [within.as_str(), "—"], "{row:?}");
                 }
                 None => {
                     assert_eq!(errors, "drawn", "{row:?}");

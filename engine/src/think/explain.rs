@@ -16,8 +16,9 @@ pub fn explain(t: &Thought) -> Vec<String> {
             judgement: j,
             style,
         } => judgement(t, j, *style, level),
-        DecidedBy::Search(r) => {
+        DecidedBy::Search { revised: r, model } => {
             let mut lines: Vec<String> = level.map(level_line).into_iter().collect();
+            lines.extend(model.as_deref().map(proposals));
             lines.extend(decision(&t.decision));
             lines.extend(revision(r));
             lines
@@ -35,9 +36,19 @@ fn level_line((level, elo): &(Level, u16)) -> String {
     let depth = level
         .depth
         .map_or(String::new(), |d| format!(", search depth {d}"));
+    let tolerance = level.tolerance.map_or(String::new(), |t| {
+        format!(
+            " within {} of the best",
+            describe_value(t).trim_start_matches('+')
+        )
+    });
     if level.style == Style::Best {
+        let how = match level.tolerance.filter(|t| *t > 0) {
+            Some(_) => format!("the cases' best-voted move{tolerance}"),
+            None => "the search's best move, the cases breaking ties".to_string(),
+        };
         return format!(
-            "{head}: the best style (the search's best move, the cases breaking ties), measured on movers rated {}-{}{depth}{eval}",
+            "{head}: the best style ({how}), measured on movers rated {}-{}{depth}{eval}",
             level.min_rating, level.max_rating
         );
     }
@@ -58,6 +69,12 @@ fn level_line((level, elo): &(Level, u16)) -> String {
             )
         }
         None if level.style == Style::Imitate => "its most probable move".to_string(),
+        None if level.style == Style::Natural => match level.tolerance.filter(|t| *t > 0) {
+            Some(_) => format!(
+                "its likeliest move{tolerance} by the best style's search (more where the position is decided)"
+            ),
+            None => "its likeliest move of those the best style's search rates best".to_string(),
+        },
         None => format!("temperature {:.2}", level.temperature),
     };
     // Whose model, and the shared network it reads (a level declining it reads none).
@@ -263,12 +280,24 @@ fn ruled_out(pruned: u64) -> String {
     }
 }
 
-/// The move model's judgement, when it decided.
-fn judgement_of(t: &Thought) -> Option<&Judgement> {
-    match &t.by {
-        DecidedBy::Model { judgement, .. } => Some(judgement),
-        DecidedBy::Cases | DecidedBy::Search(_) => None,
-    }
+/// The move model's proposals to the search (the `natural` style), likeliest first.
+fn proposals(j: &Judgement) -> String {
+    let moves: Vec<String> = j
+        .ranked()
+        .iter()
+        .take(4)
+        .map(|(i, p)| {
+            format!(
+                "{} {:.0}%",
+                san(&j.position, j.evidence.moves[*i]),
+                p * 100.0
+            )
+        })
+        .collect();
+    format!(
+        "model (natural): proposes {}, the likeliest first, for the search to vet",
+        moves.join(", ")
+    )
 }
 
 /// The move and how it was decided, as one JSON object (`precedent go --json`).
@@ -292,11 +321,11 @@ pub fn to_json(t: &Thought) -> serde_json::Value {
         "vote_share": d.winner().map(|w| w.share),
         "candidates": d.candidates,
         "revise": match &t.by {
-            DecidedBy::Search(r) => Some(r),
+            DecidedBy::Search { revised, .. } => Some(revised),
             _ => None,
         },
         "decided_by": t.by.label(),
-        "model": judgement_of(t).map(|j| {
+        "model": t.by.judgement().map(|j| {
             j.ranked()
                 .into_iter()
                 .map(|(i, p)| {
@@ -334,7 +363,7 @@ pub fn report(t: &Thought, show: usize) -> Vec<String> {
             c.cases
         ));
     }
-    if let Some(j) = judgement_of(t) {
+    if let Some(j) = t.by.judgement() {
         out.push("model:".to_string());
         for (i, p) in j.ranked().into_iter().take(show) {
             let parts = j.contributions(i);
@@ -350,7 +379,9 @@ pub fn report(t: &Thought, show: usize) -> Vec<String> {
         }
     }
     out.push(match &t.by {
-        DecidedBy::Search(r) => format!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" ")),
+        DecidedBy::Search { revised: r, .. } => {
+            format!("score {}  pv {}", t.score.uci(), r.pv_uci.join(" "))
+        }
         DecidedBy::Model { judgement: j, .. } => {
             let pv: Vec<String> = j.pv(j.chosen).into_iter().map(uci).collect();
             format!("score {}  pv {}", t.score.uci(), pv.join(" "))

@@ -7,7 +7,7 @@ pub(crate) mod explain;
 pub(crate) mod pace;
 pub mod settings;
 pub(crate) mod timeman;
-pub use config::{EngineConfig, ErringRule, Level, Style};
+pub use config::{Decider, EngineConfig, ErringRule, Level, Style};
 pub use explain::{report, to_json};
 pub use pace::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
@@ -25,7 +25,9 @@ use crate::model::{
     Evidence, FIRST_MOVE_FEATURE, FIRST_SEARCH_FEATURE, N_FEATURES, evidence, most_probable,
 };
 use crate::position::{Game, legal_moves_within};
-use crate::revise::{Memory, Revised, analyse, revise, search_best};
+use crate::revise::{
+    Memory, ReviseConfig, Revised, analyse, revise, scaled_tolerance, search_best,
+};
 use crate::search::Limits;
 use crate::search::{RootResult, mate_in};
 
@@ -38,6 +40,13 @@ pub(crate) const RETRIEVAL_SHARE: f64 = 0.4;
 /// Share of the budget the `best` style keeps for the cases after its search (the scan, and
 /// the checks of the candidates voted above the search's move).
 pub(crate) const CASES_SHARE: f64 = 0.05;
+
+/// Share of the budget the `natural` style keeps for the move model after its search (the
+/// retrieval, and the model's own search, which starts from the first one's memory) and the
+/// checks of its proposals. The model needs little: on 1,000 held-out positions of movers
+/// rated 2300–2499 the default style matched 48.5 % of their moves in 15 ms, 49.4 % in 30 ms
+/// and 49.1 % in 100 ms (2026-11-30).
+pub(crate) const MODEL_SHARE: f64 = 0.15;
 
 /// An engine score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -165,8 +174,14 @@ pub enum DecidedBy {
     /// The nearest cases' vote alone: revise off (the thesis' reasoner), or the search had no
     /// time for a single iteration.
     Cases,
-    /// The `best` style: the search's verdict on the cases' proposals.
-    Search(Box<Revised>),
+    /// The `best` style: the search's verdict on the cases' proposals; the `natural` style: its
+    /// verdict on the move model's.
+    Search {
+        /// The search's verdict.
+        revised: Box<Revised>,
+        /// The move model's judgement, when it proposed (the `natural` style).
+        model: Option<Box<Judgement>>,
+    },
     /// The move model's choice (the `imitate` and `human` styles).
     Model {
         /// Its judgement of every legal move.
@@ -182,8 +197,18 @@ impl DecidedBy {
     pub fn label(&self) -> String {
         match self {
             DecidedBy::Cases => "cases".to_string(),
-            DecidedBy::Search(_) => Style::Best.to_string(),
+            DecidedBy::Search { model: None, .. } => Style::Best.to_string(),
+            DecidedBy::Search { model: Some(_), .. } => Style::Natural.to_string(),
             DecidedBy::Model { style, .. } => style.to_string(),
+        }
+    }
+
+    /// The move model's judgement of every legal move, when the model decided or proposed.
+    pub fn judgement(&self) -> Option<&Judgement> {
+        match self {
+            DecidedBy::Model { judgement, .. } => Some(judgement),
+            DecidedBy::Search { model, .. } => model.as_deref(),
+            DecidedBy::Cases => None,
         }
     }
 }
@@ -247,10 +272,9 @@ pub fn think(
     let started = Instant::now();
     let (resolved, level) = cfg.resolved();
     let cfg = &*resolved;
-    let revising = cfg.revise.enabled;
-    let modelled = revising && cfg.style != Style::Best && !cfg.model.is_empty();
+    let decider = cfg.decider();
     let level = level.map(Box::new);
-    if revising && !modelled {
+    if matches!(decider, Decider::Search | Decider::SearchAndModel) {
         let thought = think_best(cb, game, cfg, &limits, castling, memory, started)?;
         return Ok(Thought { level, ..thought });
     }
@@ -263,8 +287,9 @@ pub fn think(
         ..limits
     };
     let pos = &game.position;
-    let decision = retrieve_and_reuse(cb, pos, cfg, &limits, castling, revising)?;
-    let judged = modelled.then(|| judge(cb, game, &decision, cfg, &limits, memory));
+    let decision = retrieve_and_reuse(cb, pos, cfg, &limits, castling, decider != Decider::Cases)?;
+    let judged =
+        (decider == Decider::Model).then(|| judge(cb, game, &decision, cfg, &limits, memory));
     let (mv, score, by) = match judged {
         Some(j) => {
             let mv = j.evidence.moves[j.chosen];
@@ -303,6 +328,9 @@ fn cases_score(decision: &Decision) -> EngineScore {
 /// stability or to the deadline less the cases' share; then the cases, with the time left,
 /// which break ties among the moves the search rates best (within the tolerance). When the
 /// cases cannot change the move (a single legal move, or a mate found), they are not consulted.
+/// The `natural` style searches so within all but the model's share of the time, then the move
+/// model judges every move with what is left (its search starting from the first one's
+/// memory), and the search vets the model's likeliest moves instead of the cases' vote.
 fn think_best(
     cb: &CaseBase,
     game: &Game,
@@ -317,11 +345,24 @@ fn think_best(
     if legal.is_empty() {
         return Err(NoLegalMove::of(pos));
     }
-    let reserve = limits
-        .deadline
-        .map(|d| d.saturating_duration_since(started).mul_f64(CASES_SHARE));
+    let natural = cfg.decider() == Decider::SearchAndModel;
+    let share = if natural { MODEL_SHARE } else { CASES_SHARE };
+    // The share of the time to the deadline, or, for the model, of the time the move is
+    // planned for (to the optimum if the clock leaves a choice).
+    let planned = if natural {
+        limits.optimum.or(limits.deadline)
+    } else {
+        limits.deadline
+    };
+    let reserve = planned.map(|d| d.saturating_duration_since(started).mul_f64(share));
     let search_limits = Limits {
         deadline: limits.deadline.zip(reserve).map(|(d, r)| d - r),
+        optimum: match (natural, limits.optimum) {
+            (true, Some(o)) => {
+                Some(started + o.saturating_duration_since(started).mul_f64(1.0 - share))
+            }
+            (_, o) => o,
+        },
         max_depth: depth_cap(limits),
         ..*limits
     };
@@ -351,14 +392,37 @@ fn think_best(
     } else {
         None
     };
-    let decision = match decided {
-        Some(why) => Decision::not_consulted(result.best.mv, castling, cb.len() as u64, why),
+    let (decision, proposed, judged) = match decided {
+        Some(why) => (
+            Decision::not_consulted(result.best.mv, castling, cb.len() as u64, why),
+            Vec::new(),
+            None,
+        ),
         None => {
             let now = Instant::now();
             let deadline = limits
                 .deadline
                 .map(|d| d.min(now + reserve.unwrap_or_default()));
-            reuse(cb, pos, &cfg.reuse, reuse_limits(deadline), castling)?
+            if natural {
+                let stage = Limits {
+                    deadline,
+                    optimum: None,
+                    ..*limits
+                };
+                let decision = retrieve_and_reuse(cb, pos, cfg, &stage, castling, true)?;
+                let judged = judge(cb, game, &decision, cfg, &stage, memory);
+                let proposed = judged
+                    .ranked()
+                    .into_iter()
+                    .take(cfg.revise.candidates.max(1))
+                    .map(|(j, p)| (judged.evidence.moves[j], p))
+                    .collect();
+                (decision, proposed, Some(Box::new(judged)))
+            } else {
+                let decision = reuse(cb, pos, &cfg.reuse, reuse_limits(deadline), castling)?;
+                let proposed = crate::revise::proposals(&decision, &cfg.revise);
+                (decision, proposed, None)
+            }
         }
     };
     let check_limits = Limits {
@@ -366,11 +430,20 @@ fn think_best(
         max_depth: depth_cap(limits),
         ..*limits
     };
+    // The natural style's margin grows as the position is decided.
+    let revise_cfg = if natural {
+        std::borrow::Cow::Owned(ReviseConfig {
+            tolerance: scaled_tolerance(cfg.revise.tolerance.max(0), result.best.value),
+            ..cfg.revise.clone()
+        })
+    } else {
+        std::borrow::Cow::Borrowed(&cfg.revise)
+    };
     let revised = revise(
         game,
-        decided.is_none().then_some(&decision),
+        &proposed,
         &result,
-        &cfg.revise,
+        &revise_cfg,
         check_limits,
         castling,
         memory,
@@ -380,7 +453,10 @@ fn think_best(
         bestmove: revised.bestmove.clone(),
         mv: revised.mv,
         decision,
-        by: DecidedBy::Search(Box::new(revised)),
+        by: DecidedBy::Search {
+            revised: Box::new(revised),
+            model: judged,
+        },
         level: None,
         elapsed: started.elapsed(),
     })
@@ -490,7 +566,7 @@ fn judge(
             draw_in(pos, &probabilities, cfg.temperature, cfg.reuse.seed),
             None,
         ),
-        (Style::Imitate | Style::Best, _) => (most_probable(&probabilities), None),
+        (Style::Imitate | Style::Best | Style::Natural, _) => (most_probable(&probabilities), None),
     };
     Judgement {
         evidence,

@@ -125,6 +125,9 @@ impl fmt::Debug for Setting {
     }
 }
 
+/// The most `tolerance` can be, in centipawns (a level's as the engine's).
+pub(crate) const MAX_TOLERANCE: i32 = 10_000;
+
 /// The most `seed` can be (UCI spins are 32-bit signed in most GUIs).
 pub(crate) const MAX_SEED: i64 = 2_147_483_647;
 
@@ -137,7 +140,8 @@ pub static SETTINGS: [Setting; 15] = [
         cli: true,
         kind: Kind::Choice(<Style as Words>::WORDS),
         help: "how the move is chosen: imitate (the move model's most probable move), human \
-               (drawn from its probabilities) or best (the strongest)",
+               (drawn from its probabilities), best (the strongest) or natural (the model's \
+               likeliest move within the tolerance of the strongest)",
         gene: None,
         needs_revise: false,
         get: |c| Value::Choice(c.style.to_string()),
@@ -334,10 +338,11 @@ pub static SETTINGS: [Setting; 15] = [
         cli: true,
         kind: Kind::Int {
             min: 0,
-            max: 10_000,
+            max: MAX_TOLERANCE as i64,
         },
         help: "best style: play the best-voted candidate within this many centipawns of the \
-               best move",
+               best move; natural style: the model's likeliest move within it of an equal \
+               position's best, more where the position is decided (as much expected score)",
         gene: Some(Gene {
             min: 0.0,
             max: 300.0,
@@ -845,8 +850,9 @@ pub fn validate(cfg: &EngineConfig) -> Result<(), SettingError> {
     Ok(())
 }
 
-/// What a level's style reads: the errors rule is the `human` style's; a `best` level reads
-/// no model, no temperature and no search weight, so any of them set is a mistake to report.
+/// What a level's style reads: the errors rule is the `human` style's, a temperature the
+/// `human` style's alone, a tolerance the `natural` and `best` styles'; a `best` level reads
+/// no model and no search weight, so any of them set is a mistake to report.
 fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
     let misplaced = |what: &str| {
         Err(SettingError::Invalid(format!(
@@ -857,8 +863,19 @@ fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
     if level.errors.is_some() && level.style != Style::Human {
         return misplaced("errors");
     }
-    if level.style == Style::Imitate && level.temperature != 1.0 {
+    if matches!(level.style, Style::Imitate | Style::Natural) && level.temperature != 1.0 {
         return misplaced("temperature");
+    }
+    if let Some(t) = level.tolerance {
+        if !matches!(level.style, Style::Natural | Style::Best) {
+            return misplaced("tolerance");
+        }
+        if !(0..=MAX_TOLERANCE).contains(&t) {
+            return Err(SettingError::Invalid(format!(
+                "level {}: `tolerance` {t} is outside 0-{MAX_TOLERANCE}",
+                level.elo
+            )));
+        }
     }
     if let Some(d) = level.depth
         && !(1..=MAX_DEPTH).contains(&d)
@@ -1293,6 +1310,6 @@ mod tests {
             }
             assert!(setting.kind.parse(setting.name, "normalized-ish").is_err());
         }
-        assert_eq!(choices, 3 + 2 + 3, "style, mode and eval");
+        assert_eq!(choices, 4 + 2 + 3, "style, mode and eval");
     }
 }

@@ -676,7 +676,7 @@ impl Job {
     /// The expected reply, to ponder on: the search's principal variation, or the cases' reply.
     fn ponder_move(&self, cb: &CaseBase, t: &Thought) -> Option<String> {
         match &t.by {
-            DecidedBy::Search(r) => {
+            DecidedBy::Search { revised: r, .. } => {
                 if let Some(reply) = r.pv_uci.get(1) {
                     return Some(reply.clone());
                 }
@@ -800,7 +800,7 @@ fn info_lines(
                 })
                 .collect()
         }
-        DecidedBy::Search(r) => r
+        DecidedBy::Search { revised: r, .. } => r
             .ranked
             .iter()
             .take(multipv.max(1))

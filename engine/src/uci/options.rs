@@ -83,7 +83,8 @@ pub enum Change {
     Hash,
     /// Empty the transposition table (the `Clear Hash` button).
     ClearHash,
-    /// The value was accepted after a correction the GUI should hear of (an `info string`).
+    /// The value was accepted, with a note the GUI should hear (an `info string`): a
+    /// correction, or what the value leaves undone.
     Corrected(String),
 }
 
@@ -392,13 +393,26 @@ impl Options {
     /// its previous value.
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, SettingError> {
         let name = name.trim();
+        // A style or parameters that leave the style without its move model are accepted,
+        // and said so.
+        let unmodelled = |o: &Options, change: Change| match o.reasoner.unmodelled_style() {
+            Some(note)
+                if ["Style", "Params"]
+                    .iter()
+                    .any(|n| n.eq_ignore_ascii_case(name)) =>
+            {
+                Change::Corrected(note)
+            }
+            _ => change,
+        };
         if let Some(option) = BEFORE_REASONER
             .iter()
             .chain(&AFTER_REASONER)
             .find(|o| o.name.eq_ignore_ascii_case(name))
         {
             let arg = option.arg(self, value)?;
-            return (option.apply)(self, arg);
+            let change = (option.apply)(self, arg)?;
+            return Ok(unmodelled(self, change));
         }
         let mut cfg = self.reasoner.clone();
         let text = value.unwrap_or_default();
@@ -413,7 +427,7 @@ impl Options {
                 result?;
                 validate(&cfg)?;
                 self.reasoner = cfg;
-                Ok(Change::None)
+                Ok(unmodelled(self, Change::None))
             }
             None => Err(unknown(name, Options::names().iter().map(String::as_str))),
         }
@@ -483,6 +497,45 @@ mod tests {
             o.set("casebase", Some("/x/y.cb")),
             Ok(Change::CaseBase(Some("/x/y.cb".into())))
         );
+    }
+
+    /// Parameters whose move model is empty (every weight 0) leave the model's styles to play
+    /// as `best`: accepted, and said so when the style or the parameters change, silent for
+    /// `best`.
+    #[test]
+    fn a_style_without_its_move_model_is_said_so() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.toml");
+        let mut cfg = EngineConfig::default();
+        cfg.model.weights.values_mut().for_each(|w| *w = 0.0);
+        cfg.model.network = None;
+        cfg.save(&path).expect("save");
+        let mut o = Options::default();
+        assert_eq!(o.set("Style", Some("natural")), Ok(Change::None));
+        let note = |c| match c {
+            Ok(Change::Corrected(note)) => note,
+            other => panic!("no note: {other:?}"),
+        };
+        let loaded = note(o.set("Params", path.to_str()));
+        let style = EngineConfig::default().style;
+        assert!(
+            loaded.contains(&format!("style {style} needs a move model"))
+                && loaded.ends_with("as best"),
+            "{loaded}"
+        );
+        assert!(o.reasoner.model.is_empty());
+        for style in ["human", "natural"] {
+            let said = note(o.set("style", Some(style)));
+            assert!(
+                said.contains(&format!("style {style} needs a move model")),
+                "{said}"
+            );
+        }
+        assert_eq!(o.set("Style", Some("best")), Ok(Change::None));
+        assert_eq!(o.set("K", Some("3")), Ok(Change::None));
+        // Without revising, the cases decide whatever the style: nothing to say.
+        assert_eq!(o.set("Revise", Some("false")), Ok(Change::None));
+        assert_eq!(o.set("Style", Some("human")), Ok(Change::None));
     }
 
     #[test]
