@@ -39,6 +39,11 @@ enum Command {
     Fit(cmd::fit::Args),
     /// Trace a level's ways to err, blunders against move-matching, from `fit`'s saved evidence.
     Frontier(cmd::frontier::Args),
+    /// Which player's file explains a set of games best (log-likelihood of their moves).
+    Who(cmd::who::Args),
+    /// Measure players' engines (each player's file on the generic case base) on their
+    /// held-out games, against the generic engine and an external one (Maia).
+    Players(cmd::players::Args),
     /// Compare `eval --outcomes` runs on the same positions: matching, paired differences,
     /// blunders, and a chart.
     SideBySide(cmd::sidebyside::Args),
@@ -77,6 +82,8 @@ fn main() -> ExitCode {
         Some(Command::Frontier(args)) => cmd::frontier::run_cmd(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
         Some(Command::SideBySide(args)) => cmd::sidebyside::run(args),
+        Some(Command::Players(args)) => cmd::players::run(args),
+        Some(Command::Who(args)) => cmd::who::run(args),
         None => cmd::uci::run(cmd::uci::Args::default()),
     };
     match result {

@@ -34,6 +34,7 @@ pub mod board;
 pub mod casebase;
 pub mod model;
 pub mod pgn;
+pub mod player;
 pub mod position;
 pub mod retrieve;
 pub mod revise;

@@ -20,12 +20,13 @@ use crate::Progress;
 use crate::client::{ClientError, EngineProcess, Limit};
 use crate::epd::{EpdRecord, solves};
 use precedent::casebase::CaseBase;
-use precedent::pgn::{InputError, Selection, SkipReason, for_each_game};
+use precedent::pgn::{InputError, ParsedGame, Selection, SkipReason, for_each_game};
+use precedent::player::Knowledge;
 use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
 use precedent::revise::Memory;
 use precedent::search::Limits;
-use precedent::think::{EngineConfig, think};
+use precedent::think::{EngineConfig, Thought, think};
 
 /// A position to evaluate on: what the human played there.
 #[derive(Clone, Debug)]
@@ -72,18 +73,18 @@ pub enum EvalError {
 
 /// Samples `n` positions uniformly (reservoir sampling, seeded) from the games of `pgn` that
 /// pass `selection`, skipping every game whose key is in `exclude` and every game `keep_game`
-/// rejects (by key: how `tune` splits games into tuning and test halves).
+/// rejects (by its key, as `tune` splits games into tuning and test halves, or its moves).
 pub fn sample_positions(
     pgn: &str,
     selection: &Selection,
     n: usize,
     seed: u64,
     exclude: &HashSet<u64>,
-    keep_game: &dyn Fn(u64) -> bool,
+    keep_game: &dyn Fn(&ParsedGame) -> bool,
 ) -> Result<(Vec<Sample>, SampleStats), EvalError> {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut stats = SampleStats::default();
-    let mut reservoir: Vec<Sample> = Vec::with_capacity(n);
+    let mut reservoir: Vec<Sample> = Vec::with_capacity(n.min(4096));
     for_each_game::<EvalError>(pgn, selection, |outcome, visitor, _| {
         // A game the reader cannot parse is not counted as read.
         if outcome == Err(SkipReason::MalformedPgn) {
@@ -99,7 +100,7 @@ pub fn sample_positions(
             stats.games_in_casebase += 1;
             return Ok(true);
         }
-        if outcome.is_err() || !keep_game(game.key) {
+        if outcome.is_err() || !keep_game(game) {
             return Ok(true);
         }
         stats.games_used += 1;
@@ -644,13 +645,30 @@ impl Budget {
 /// The reasoner's move for each position, in parallel; seeded per position. `done` is called
 /// after each position (for a progress display).
 pub fn run_reasoner(
-    cb: &CaseBase,
+    cb: Knowledge<'_>,
     positions: &[(Game, Option<Move>)],
     cfg: &EngineConfig,
     budget: Budget,
     seed: u64,
     done: &(dyn Fn(&Outcome) + Sync),
 ) -> Vec<Outcome> {
+    run_reasoner_keeping(cb, positions, cfg, budget, seed, done, &|_, _| ())
+        .into_iter()
+        .map(|(o, _)| o)
+        .collect()
+}
+
+/// [`run_reasoner`], keeping what `keep` takes of each position's thought (given the
+/// position's index; `None` where the reasoner had no move).
+pub fn run_reasoner_keeping<T: Send>(
+    cb: Knowledge<'_>,
+    positions: &[(Game, Option<Move>)],
+    cfg: &EngineConfig,
+    budget: Budget,
+    seed: u64,
+    done: &(dyn Fn(&Outcome) + Sync),
+    keep: &(dyn Fn(usize, &Thought) -> T + Sync),
+) -> Vec<(Outcome, Option<T>)> {
     positions
         .par_iter()
         .enumerate()
@@ -674,7 +692,7 @@ pub fn run_reasoner(
                 };
                 think(cb, game, &cfg, limits, CastlingMode::Standard, tt)
             });
-            let o = match thought {
+            let (o, kept) = match thought {
                 Ok(t) => {
                     let judgement = t.by.judgement();
                     let model = judgement.and_then(|j| {
@@ -683,19 +701,20 @@ pub fn run_reasoner(
                         let rank = j.ranked().iter().position(|(i, _)| *i == at)?;
                         Some((j.probabilities[at], rank))
                     });
-                    Outcome {
+                    let o = Outcome {
                         matched: expected.is_some_and(|e| e == t.mv),
                         played: Some(t.mv),
                         exact: t.decision.cases.iter().any(|c| c.exact),
                         top_similarity: Some(f64::from(t.decision.score256) / 256.0),
                         expected_probability: model.map(|m| m.0),
                         expected_rank: model.map(|m| m.1),
-                    }
+                    };
+                    (o, Some(keep(i, &t)))
                 }
-                Err(_) => Outcome::default(),
+                Err(_) => (Outcome::default(), None),
             };
             done(&o);
-            o
+            (o, kept)
         })
         .collect()
 }
@@ -812,6 +831,11 @@ pub fn epd_report(
 /// Game keys of a case base, for the contamination guard.
 pub fn casebase_keys(cb: &CaseBase) -> HashSet<u64> {
     cb.game_records().iter().map(|r| r.key).collect()
+}
+
+/// Game keys of every case base the engine knows (a player's and the generic one under it).
+pub fn knowledge_keys(k: Knowledge<'_>) -> HashSet<u64> {
+    k.casebases().into_iter().flat_map(casebase_keys).collect()
 }
 
 #[cfg(test)]

@@ -489,6 +489,8 @@ fn build_groups(
                 out: file.clone(),
                 options,
                 strict: false,
+                judge: None,
+                fit: None,
             },
             &mut |_| {},
         )

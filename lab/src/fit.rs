@@ -32,6 +32,7 @@ use precedent::model::network::Network;
 use precedent::model::{
     Context, Evidence, FEATURES, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, Smoothing, evidence,
 };
+use precedent::player::Knowledge;
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
 use precedent::search::{Evaluation, Iteration, Limits, Memory};
@@ -174,7 +175,14 @@ pub fn gather(
             };
             let judged = FIT_TT.with_borrow_mut(|tt| {
                 tt.clear();
-                judge_position(cb, &s.game, &cfg, limits, CastlingMode::Standard, tt)
+                judge_position(
+                    Knowledge::of(cb),
+                    &s.game,
+                    &cfg,
+                    limits,
+                    CastlingMode::Standard,
+                    tt,
+                )
             });
             done();
             let (decision, j) = judged.ok()?;

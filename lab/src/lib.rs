@@ -23,12 +23,14 @@ pub mod fit;
 pub mod frontier;
 pub mod netfit;
 pub mod pacefit;
+pub mod players;
 pub mod rating;
 pub mod reasoner;
 pub mod scale;
 pub mod sidebyside;
 pub mod tournament;
 pub mod tune;
+pub mod who;
 
 /// Where a long lab task reports how far it has come. The lab never draws anything itself: the
 /// command line implements this with a progress bar, tests and library users with [`Silent`].

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, FromArgMatches};
 use precedent::casebase::{CaseBase, CaseBaseError};
+use precedent::player::Loaded;
 use precedent::think::EngineConfig;
 use precedent::think::settings::{Kind, ParamsError, SETTINGS, SettingError, apply_text};
 
@@ -21,6 +22,9 @@ pub enum ReasonerError {
     /// The case base could not be loaded.
     #[error(transparent)]
     CaseBase(#[from] CaseBaseError),
+    /// A player file where a case base is needed.
+    #[error("{0}")]
+    PlayerFile(String),
 }
 
 /// The case base and how to reason with it. Every flag left out keeps the value of the
@@ -66,12 +70,27 @@ impl ReasonerArgs {
         }
     }
 
-    /// Loads the case base.
-    pub fn casebase(&self) -> Result<CaseBase, ReasonerError> {
-        Ok(match &self.casebase {
+    /// Loads the case base, refusing a player file (for the commands that fit or tune the
+    /// generic model, which a player's evidence would not reach).
+    pub fn plain_casebase(&self, command: &str) -> Result<CaseBase, ReasonerError> {
+        let cb = match &self.casebase {
             Some(path) => CaseBase::open(path)?,
             None => CaseBase::embedded()?,
-        })
+        };
+        if cb.info().profile.is_some() {
+            return Err(ReasonerError::PlayerFile(format!(
+                "{}: a player file; {command} needs a case base (a player's files are measured by `precedent players`)",
+                cb.name()
+            )));
+        }
+        Ok(cb)
+    }
+
+    /// Loads the case base, or a player file on top of the embedded case base.
+    pub fn casebase(&self) -> Result<Loaded, ReasonerError> {
+        Ok(Loaded::open(self.casebase.as_deref(), || {
+            CaseBase::embedded().map(std::sync::Arc::new)
+        })?)
     }
 }
 

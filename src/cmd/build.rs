@@ -1,11 +1,17 @@
 //! `precedent build`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
 
 use super::progress;
-use precedent::casebase::{BuildConfig, BuildOptions, build};
+use precedent::casebase::profile::{Judged, PlayedMove};
+use precedent::casebase::{BuildConfig, BuildOptions, Judge, build};
+use precedent_lab::Silent;
+use precedent_lab::client::Limit;
+use precedent_lab::eval::{judge_moves, loss_stats};
+use precedent_lab::players::model::fit_hook;
 
 /// Arguments of `precedent build`.
 #[derive(clap::Args, Debug)]
@@ -16,9 +22,26 @@ pub struct Args {
     /// Output case base (a name ending in .zst is written compressed).
     #[arg(short, long)]
     out: PathBuf,
-    /// Only this player's moves become cases (repeatable; case-insensitive).
+    /// Only this player's moves become cases (repeatable for the spellings of one name, such
+    /// as `Carlsen,M` and `Carlsen, Magnus`; case-insensitive): a player file, with the
+    /// player's profile, each game counted once.
     #[arg(long = "player", value_name = "NAME")]
     players: Vec<String>,
+    /// A player file of the inputs' most frequent player.
+    #[arg(long, conflicts_with = "players")]
+    main_player: bool,
+    /// A player file: judge a sample of the player's moves (up to 400, from ply 10) with this
+    /// UCI engine (e.g. /usr/games/stockfish) for the profile's blunder rate and mean loss.
+    #[arg(long, value_name = "CMD")]
+    judge: Option<String>,
+    /// The judge's limit per position.
+    #[arg(long, default_value = "depth=12", requires = "judge")]
+    judge_limit: String,
+    /// A player file: the search's time a move when the embedded move model is fitted to a
+    /// sample of the player's moves (the rating it reads for them, how much the search sways
+    /// them), in milliseconds; 0 = no fit.
+    #[arg(long, default_value_t = 20, value_name = "MS")]
+    fit_movetime: u64,
     /// Only moves of this side.
     #[arg(long, value_parser = ["white", "black"])]
     side: Option<String>,
@@ -45,6 +68,10 @@ pub struct Args {
     /// evaluate on them later.
     #[arg(long, value_name = "PERCENT")]
     holdout: Option<u8>,
+    /// Leave this percentage of games out, chosen by a hash of their moves alone (the same
+    /// game under other tags is left out with it).
+    #[arg(long, value_name = "PERCENT")]
+    holdout_moves: Option<u8>,
     /// Store only move patterns legal in at least N of the cases' positions (rarer ones fall
     /// back on their coarser family): a smaller case base for a little less detail.
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -63,6 +90,27 @@ pub struct Args {
 
 /// Runs `precedent build`.
 pub fn run(args: Args) -> Result<()> {
+    let judge = match &args.judge {
+        Some(command) => {
+            anyhow::ensure!(
+                !args.players.is_empty() || args.main_player,
+                "--judge judges a player's moves: give --player or --main-player"
+            );
+            Some(judge(command.clone(), args.judge_limit.parse()?))
+        }
+        None => None,
+    };
+    let player_file = !args.players.is_empty() || args.main_player;
+    let fit = if player_file && args.fit_movetime > 0 {
+        let generic = std::sync::Arc::new(precedent::casebase::CaseBase::embedded()?);
+        Some(fit_hook(
+            generic,
+            precedent::think::EngineConfig::default(),
+            std::time::Duration::from_millis(args.fit_movetime),
+        ))
+    } else {
+        None
+    };
     let config = BuildConfig {
         inputs: args.inputs,
         out: args.out,
@@ -74,12 +122,16 @@ pub fn run(args: Args) -> Result<()> {
             skip_plies: args.skip_plies,
             max_games: args.max_games,
             holdout: args.holdout,
+            holdout_moves: args.holdout_moves,
+            main_player: args.main_player,
             min_pattern_count: args.min_pattern_count,
             max_cases: args.max_cases,
             band_cases: args.band_cases,
             no_patterns: args.no_patterns,
         },
         strict: args.strict,
+        judge,
+        fit,
     };
     let bar = progress::spinner();
     let summary = build(&config, &mut |p| {
@@ -120,4 +172,26 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The judge of a player's moves: an external engine's loss for each, on both cores.
+pub fn judge(command: String, limit: Limit) -> Judge {
+    let name = format!("{command} ({})", limit.go_args());
+    Judge(Arc::new(move |moves: &[PlayedMove]| {
+        let listed: Vec<_> = moves
+            .iter()
+            .map(|m| (m.position.clone(), vec![m.mv]))
+            .collect();
+        let threads = super::threads_or_cores(None);
+        let losses = judge_moves(&command, &[], limit, &listed, threads, &Silent)
+            .map_err(|e| e.to_string())?;
+        let flat: Vec<i32> = losses.into_iter().flatten().collect();
+        let (mean_loss, blunder_rate, _) = loss_stats(&flat).unwrap_or((0.0, 0.0, 0));
+        Ok(Judged {
+            judge: name.clone(),
+            positions: flat.len() as u64,
+            blunder_rate,
+            mean_loss,
+        })
+    }))
 }

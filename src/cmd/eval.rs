@@ -32,7 +32,7 @@ pub fn run(args: Args) -> Result<()> {
     let cb = args.reasoner.casebase()?;
     let run = EvalRun {
         args: &args.eval,
-        cb: &cb,
+        cb: cb.knowledge(),
         cfg: &cfg,
         seed: args.reasoner.run_seed(&cfg),
         threads,

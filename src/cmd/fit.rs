@@ -21,7 +21,7 @@ pub struct Args {
 /// Runs `precedent fit`.
 pub fn run_cmd(args: Args) -> Result<()> {
     let cfg = args.reasoner.config()?;
-    let cb = args.reasoner.casebase()?;
+    let cb = args.reasoner.plain_casebase("fit")?;
     let report = run(&args.fit, &cb, &cfg, args.reasoner.run_seed(&cfg), &Bars)?;
     super::print(&report, args.json)
 }

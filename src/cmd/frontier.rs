@@ -22,7 +22,7 @@ pub struct Args {
 pub fn run_cmd(args: Args) -> Result<()> {
     refuse_fixed_settings(&args.reasoner.given)?;
     let cfg = args.reasoner.config()?;
-    let cb = args.reasoner.casebase()?;
+    let cb = args.reasoner.plain_casebase("frontier")?;
     let threads = super::threads_or_cores(args.frontier.threads);
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
     let seed = args.reasoner.run_seed(&cfg);

@@ -60,7 +60,14 @@ pub fn run(args: Args) -> Result<()> {
         ..Limits::default()
     };
     let mut tt = Memory::default();
-    let thought = match think(&cb, &game, &cfg, limits, CastlingMode::Standard, &mut tt) {
+    let thought = match think(
+        cb.knowledge(),
+        &game,
+        &cfg,
+        limits,
+        CastlingMode::Standard,
+        &mut tt,
+    ) {
         Ok(t) => t,
         Err(e @ (NoLegalMove::Checkmate | NoLegalMove::Stalemate)) => {
             if args.json {

@@ -13,10 +13,12 @@ pub mod go;
 pub mod info;
 pub mod matchcmd;
 pub mod pack;
+pub mod players;
 pub mod progress;
 pub mod sidebyside;
 pub mod tune;
 pub mod uci;
+pub mod who;
 
 /// The threads a `--threads` flag asks for, or the machine's cores when it is not given.
 pub fn threads_or_cores(given: Option<usize>) -> usize {

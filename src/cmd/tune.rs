@@ -21,7 +21,7 @@ pub struct Args {
 /// Runs `precedent tune`.
 pub fn run_cmd(args: Args) -> Result<()> {
     let base = args.reasoner.config()?;
-    let cb = args.reasoner.casebase()?;
+    let cb = args.reasoner.plain_casebase("tune")?;
     let report = run(&args.tune, &cb, &base, args.reasoner.run_seed(&base), &Bars)?;
     super::print(&report, args.json)
 }

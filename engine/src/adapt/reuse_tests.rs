@@ -16,6 +16,8 @@ fn fixture_cb(dir: &Path) -> CaseBase {
         out: out.clone(),
         options: Default::default(),
         strict: false,
+        judge: None,
+        fit: None,
     };
     build(&config, &mut |_| {}).expect("fixture builds");
     CaseBase::open(&out).expect("fixture case base opens")

@@ -1,13 +1,15 @@
 //! `precedent build`: PGN games in, a case base out. One streaming pass per input; every
 //! selected move becomes a case (the position before it, in the mover's point of view).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Position};
 
 use super::patterns::LastMove;
+use super::profile::{Judged, PlayedMove, PlayerModel, ProfileBuilder};
 use super::record::{CaseClock, GameControl};
 use crate::board::Planes;
 use crate::casebase::{
@@ -28,6 +30,36 @@ pub struct BuildConfig {
     pub options: BuildOptions,
     /// Stop at the first broken game instead of skipping it.
     pub strict: bool,
+    /// For a player file: judges a sample of the player's moves for their profile.
+    pub judge: Option<Judge>,
+    /// For a player file: fits the generic move model to a sample of the player's moves.
+    pub fit: Option<FitModel>,
+}
+
+/// What fits the generic move model to a player's moves, or says why it could not.
+pub type FitMoves = dyn Fn(&[PlayedMove]) -> Result<PlayerModel, String> + Send + Sync;
+
+/// Fits the generic move model to a player's moves (the engine above the case base does it).
+#[derive(Clone)]
+pub struct FitModel(pub Arc<FitMoves>);
+
+impl std::fmt::Debug for FitModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FitModel")
+    }
+}
+
+/// What judges a player's moves: their blunder rate and mean loss, or why it could not.
+pub type JudgeMoves = dyn Fn(&[PlayedMove]) -> Result<Judged, String> + Send + Sync;
+
+/// Judges a player's moves (the lab's external engine) for their profile.
+#[derive(Clone)]
+pub struct Judge(pub Arc<JudgeMoves>);
+
+impl std::fmt::Debug for Judge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Judge")
+    }
 }
 
 /// Why a build failed.
@@ -54,6 +86,12 @@ pub enum BuildError {
     /// An option value that cannot work.
     #[error("{0}")]
     Options(String),
+    /// The judge of a player's moves failed.
+    #[error("judging the player's moves: {0}")]
+    Judge(String),
+    /// Fitting the move model to the player's moves failed.
+    #[error("fitting the move model to the player's moves: {0}")]
+    Fit(String),
 }
 
 /// What a finished build reports.
@@ -85,6 +123,51 @@ pub fn is_held_out(key: u64, percent: u8) -> bool {
     key % 100 < u64::from(percent)
 }
 
+/// Whether a game is left out by the build's hold-outs: `holdout` by its key, `holdout_moves`
+/// by its moves alone.
+fn held_out(options: &BuildOptions, game: &ParsedGame) -> bool {
+    options
+        .holdout
+        .is_some_and(|pct| is_held_out(game.key, pct))
+        || options
+            .holdout_moves
+            .is_some_and(|pct| is_held_out(game.moves_key, pct))
+}
+
+/// The inputs' most frequent player (names compared case-insensitively; the most frequent
+/// spelling named), read from the tags alone.
+pub fn main_player(inputs: &[String]) -> Result<Option<String>, BuildError> {
+    // A selection no name matches: every game's moves are skipped unread.
+    let nobody = Selection {
+        players: vec![String::from("\0")],
+        ..Selection::default()
+    };
+    let mut counts: HashMap<String, (u64, HashMap<String, u64>)> = HashMap::new();
+    for name in inputs {
+        for_each_game::<BuildError>(name, &nobody, |_, visitor, _| {
+            let header = &visitor.game().header;
+            for player in [&header.white, &header.black] {
+                if player.is_empty() || player == "?" {
+                    continue;
+                }
+                let entry = counts.entry(player.to_lowercase()).or_default();
+                entry.0 += 1;
+                *entry.1.entry(player.clone()).or_default() += 1;
+            }
+            Ok(true)
+        })?;
+    }
+    let top = counts
+        .into_iter()
+        .max_by(|a, b| a.1.0.cmp(&b.1.0).then(b.0.cmp(&a.0)));
+    Ok(top.and_then(|(_, (_, spellings))| {
+        spellings
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|s| s.0)
+    }))
+}
+
 /// The filters as the PGN visitor wants them.
 pub fn selection(options: &BuildOptions) -> Result<Selection, String> {
     let side = match options.side.as_deref() {
@@ -95,6 +178,9 @@ pub fn selection(options: &BuildOptions) -> Result<Selection, String> {
     };
     if options.holdout.is_some_and(|h| h >= 100) {
         return Err("--holdout must be a percentage below 100".into());
+    }
+    if options.holdout_moves.is_some_and(|h| h >= 100) {
+        return Err("--holdout-moves must be a percentage below 100".into());
     }
     if let (Some(lo), Some(hi)) = (options.min_elo, options.max_elo)
         && lo > hi
@@ -192,11 +278,7 @@ fn band_sampler(
         }
         for_each_game::<BuildError>(name, selection, |outcome, visitor, _| {
             let game = visitor.game();
-            let held = config
-                .options
-                .holdout
-                .is_some_and(|pct| is_held_out(game.key, pct));
-            if outcome.is_ok() && !held {
+            if outcome.is_ok() && !held_out(&config.options, game) {
                 for mover in &game.selected {
                     *counts.entry(band_of(mover_elo(game, mover))).or_default() += 1;
                 }
@@ -257,10 +339,26 @@ pub fn build(
     progress: &mut dyn FnMut(&BuildProgress<'_>),
 ) -> Result<BuildSummary, BuildError> {
     let started = Instant::now();
-    let selection = selection(&config.options).map_err(BuildError::Options)?;
     if config.inputs.is_empty() {
         return Err(BuildError::Options("no input given".into()));
     }
+    let mut options = config.options.clone();
+    if options.main_player {
+        let Some(name) = main_player(&config.inputs)? else {
+            return Err(BuildError::Options(
+                "--main-player: the inputs name no player".into(),
+            ));
+        };
+        options.players = vec![name];
+    }
+    let config = &BuildConfig {
+        options,
+        ..config.clone()
+    };
+    let selection = selection(&config.options).map_err(BuildError::Options)?;
+    let player_file = config.options.is_player_file();
+    let mut profile = player_file.then(ProfileBuilder::default);
+    let mut seen: HashSet<u64> = HashSet::new();
     let sampler = match config.options.band_cases {
         Some(0) => {
             return Err(BuildError::Options(
@@ -274,6 +372,9 @@ pub fn build(
     if config.options.no_patterns {
         writer = writer.without_patterns();
     }
+    if player_file {
+        writer = writer.counts_only();
+    }
     let mut stats = BuildStats::default();
     let mut skipped: BTreeMap<SkipReason, u64> = BTreeMap::new();
     let mut done = false;
@@ -283,11 +384,13 @@ pub fn build(
         }
         for_each_game::<BuildError>(name, &selection, |outcome, visitor, bytes_read| {
             stats.games_read += 1;
-            let mut outcome = match (outcome, config.options.holdout) {
-                (Ok(()), Some(pct)) if is_held_out(visitor.game().key, pct) => {
-                    Err(SkipReason::HeldOut)
+            let mut outcome = match outcome {
+                Ok(()) if held_out(&config.options, visitor.game()) => Err(SkipReason::HeldOut),
+                // A player's game in two collections counts once.
+                Ok(()) if player_file && !seen.insert(visitor.game().moves_key) => {
+                    Err(SkipReason::Duplicate)
                 }
-                (other, _) => other,
+                other => other,
             };
             if let (Ok(()), Some(sampler)) = (outcome, &sampler) {
                 let game = visitor.game_mut();
@@ -302,6 +405,9 @@ pub fn build(
             match outcome {
                 Ok(()) => {
                     write_game(&mut writer, game)?;
+                    if let Some(profile) = &mut profile {
+                        profile.add(game);
+                    }
                     stats.games_used += 1;
                     let enough_games = config
                         .options
@@ -346,11 +452,29 @@ pub fn build(
         .map(|(r, n)| (r.as_str().to_string(), *n))
         .collect();
     let white_cases = writer.white_cases();
+    let profile = match profile {
+        Some(mut builder) => {
+            let sample = builder.sample();
+            let judged = match &config.judge {
+                Some(Judge(judge)) => Some(judge(&sample).map_err(BuildError::Judge)?),
+                None => None,
+            };
+            let model = match &config.fit {
+                Some(FitModel(fit)) if !sample.is_empty() => {
+                    Some(fit(&sample).map_err(BuildError::Fit)?)
+                }
+                _ => None,
+            };
+            Some(builder.finish(judged, model))
+        }
+        None => None,
+    };
     let info = BuildInfo {
         tool: format!("precedent {}", env!("CARGO_PKG_VERSION")),
         sources: config.inputs.clone(),
         options: config.options.clone(),
         stats: stats.clone(),
+        profile,
     };
     writer.finish(&info)?;
     let seconds = started.elapsed().as_secs_f64();

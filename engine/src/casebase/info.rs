@@ -40,6 +40,22 @@ pub struct BuildOptions {
     /// only, built several times faster; the move model has nothing to use in it.
     #[serde(default)]
     pub no_patterns: bool,
+    /// Leave this percentage of games out, chosen by a hash of their moves alone, so that the
+    /// same game under other tags (another collection's copy) is left out with it: how the
+    /// lab's `players` benchmark keeps a player's test games out of their file.
+    #[serde(default)]
+    pub holdout_moves: Option<u8>,
+    /// Take the inputs' most frequent player as `players` (read from the tags first).
+    #[serde(default)]
+    pub main_player: bool,
+}
+
+impl BuildOptions {
+    /// Whether the build writes a player file: one player's games (by name), counted once
+    /// each, with the player's profile.
+    pub fn is_player_file(&self) -> bool {
+        !self.players.is_empty() || self.main_player
+    }
 }
 
 /// Counts from the build.
@@ -56,7 +72,7 @@ pub struct BuildStats {
 }
 
 /// Everything recorded about a build.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BuildInfo {
     /// The tool and version that wrote the file.
     pub tool: String,
@@ -66,4 +82,7 @@ pub struct BuildInfo {
     pub options: BuildOptions,
     /// Counts.
     pub stats: BuildStats,
+    /// The player's profile, in a player file (built with `--player` or `--main-player`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<super::Profile>,
 }

@@ -12,6 +12,7 @@ mod info;
 pub(crate) mod pack;
 pub(crate) mod patterns;
 pub mod policy;
+pub mod profile;
 mod record;
 pub(crate) mod summary;
 mod write;
@@ -38,6 +39,7 @@ use index::IndexEntry;
 pub use info::{BuildInfo, BuildOptions, BuildStats};
 use patterns::{PatternCount, PatternTable};
 use policy::PolicyTable;
+pub use profile::Profile;
 pub(crate) use record::position_key;
 pub use record::{Bucket, CaseClock, CaseMeta, GameControl, GameRecord, NO_EP};
 pub use write::CaseBaseWriter;
@@ -702,7 +704,7 @@ impl CaseBase {
 
 #[cfg(test)]
 mod tests;
-pub use build::{BuildConfig, BuildError, build, is_held_out};
+pub use build::{BuildConfig, BuildError, FitModel, Judge, build, is_held_out, main_player};
 pub use pack::{decompressed, pack_and_compress};
 pub use patterns::{LastMove, MoveContext};
 pub use summary::summarise;

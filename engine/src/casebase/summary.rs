@@ -235,6 +235,9 @@ impl std::fmt::Display for CaseBaseSummary {
             opt(o.band_cases.map(|e| e.to_string())),
             o.holdout.unwrap_or(0),
         )?;
+        if let Some(pct) = o.holdout_moves {
+            writeln!(f, "               held out {pct}% by their moves")?;
+        }
 
         let st = &s.build.stats;
         writeln!(
@@ -244,6 +247,9 @@ impl std::fmt::Display for CaseBaseSummary {
         )?;
         for (reason, n) in &st.games_skipped {
             writeln!(f, "  skipped      {n} {reason}")?;
+        }
+        if let Some(profile) = &s.build.profile {
+            write!(f, "{}", ProfileLines(profile))?;
         }
         writeln!(f, "position index {} position-move pairs", s.index_entries)?;
         writeln!(
@@ -266,6 +272,10 @@ impl std::fmt::Display for CaseBaseSummary {
                 f,
                 "policy         none (format version {}: rebuild with `precedent build` for one)",
                 s.format_version
+            )?,
+            0 if s.build.profile.is_some() => writeln!(
+                f,
+                "policy         none (a player file: the generic case base's model is read, with this player's counts on top)"
             )?,
             0 => writeln!(f, "policy         none (built without patterns)")?,
             n => writeln!(f, "policy         {n} moves, fitted on the cases")?,
@@ -312,6 +322,86 @@ impl std::fmt::Display for CaseBaseSummary {
         }
         if s.unrated_cases > 0 {
             writeln!(f, "  {:>9}  {:>10}", "unrated", s.unrated_cases)?;
+        }
+        Ok(())
+    }
+}
+
+/// A player file's profile, as `precedent info` prints it: a few lines.
+struct ProfileLines<'a>(&'a crate::casebase::Profile);
+
+impl std::fmt::Display for ProfileLines<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let p = self.0;
+        let spellings: Vec<String> = p
+            .spellings
+            .iter()
+            .map(|s| format!("{} {}", s.name, s.games))
+            .collect();
+        writeln!(
+            f,
+            "player         {} ({} games: {} as White, {} as Black; spelt {})",
+            p.name,
+            p.games,
+            p.white_games,
+            p.black_games,
+            spellings.join(", ")
+        )?;
+        let score = p
+            .score()
+            .map_or_else(|| "-".to_string(), |s| format!("{:.1} %", 100.0 * s));
+        match p.rating {
+            Some(r) => writeln!(
+                f,
+                "rating         {} (median of {} rated games, {}-{}); score {score}",
+                r.median, r.games, r.low, r.high
+            )?,
+            None => writeln!(f, "rating         none in the tags; score {score}")?,
+        }
+        for (side, lines) in [("White", &p.openings.white), ("Black", &p.openings.black)] {
+            let firsts: Vec<String> = lines
+                .iter()
+                .filter(|l| !l.moves.contains(' '))
+                .take(4)
+                .map(|l| format!("{} {}", super::profile::san_line(&l.moves), l.games))
+                .collect();
+            let replies: Vec<String> = lines
+                .iter()
+                .filter(|l| l.moves.matches(' ').count() == 1)
+                .take(4)
+                .map(|l| format!("{} {}", super::profile::san_line(&l.moves), l.games))
+                .collect();
+            writeln!(
+                f,
+                "openings       as {side}: {} lines played twice or more; {}; {}",
+                lines.len(),
+                firsts.join(", "),
+                replies.join(", ")
+            )?;
+        }
+        for c in p.clocks.iter().take(3) {
+            let medians: Vec<String> = c
+                .median_seconds
+                .iter()
+                .map(|m| m.map_or_else(|| "-".to_string(), |s| format!("{s:.1}")))
+                .collect();
+            writeln!(
+                f,
+                "clock use      {}: {} games, median {} s a move (moves 1-10/11-25/26-40/41+)",
+                c.control,
+                c.games,
+                medians.join("/")
+            )?;
+        }
+        if let Some(j) = &p.judged {
+            writeln!(
+                f,
+                "judged         blunders {:.1} % of {} moves, mean loss {:.0} cp ({})",
+                100.0 * j.blunder_rate,
+                j.positions,
+                j.mean_loss,
+                j.judge
+            )?;
         }
         Ok(())
     }

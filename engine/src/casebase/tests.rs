@@ -484,6 +484,8 @@ fn built_from(dir: &Path, pgn: &str) -> CaseBase {
         out: out.clone(),
         options: BuildOptions::default(),
         strict: true,
+        judge: None,
+        fit: None,
     };
     build::build(&config, &mut |_| {}).expect("build");
     CaseBase::open(&out).expect("open")

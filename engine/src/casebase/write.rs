@@ -260,7 +260,19 @@ pub struct CaseBaseWriter {
     controls: Spill,
     strings: Spill,
     game_count: u64,
-    patterns: bool,
+    derive: Derive,
+}
+
+/// What a case base derives from its cases besides the position index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Derive {
+    /// Pattern counts, their fitted strengths and the policy: what the move model reads.
+    Everything,
+    /// Pattern counts alone: a player's file, whose layer on the generic model reads the
+    /// counts and the index, not the fits (the slow part of a build).
+    Counts,
+    /// Nothing but the index.
+    Nothing,
 }
 
 impl CaseBaseWriter {
@@ -293,7 +305,7 @@ impl CaseBaseWriter {
             controls: Spill::new(&dir).map_err(err)?,
             strings: Spill::new(&dir).map_err(err)?,
             game_count: 0,
-            patterns: true,
+            derive: Derive::Everything,
         })
     }
 
@@ -394,7 +406,16 @@ impl CaseBaseWriter {
     /// is still built): for benchmarks of the case base itself. Such a case base retrieves and
     /// votes, but its move model has no patterns to use.
     pub fn without_patterns(mut self) -> CaseBaseWriter {
-        self.patterns = false;
+        self.derive = Derive::Nothing;
+        self
+    }
+
+    /// Derives the pattern counts but fits neither their strengths nor a policy: a player's
+    /// file, which the player's layer reads for its counts and its index alone.
+    pub fn counts_only(mut self) -> CaseBaseWriter {
+        if self.derive == Derive::Everything {
+            self.derive = Derive::Counts;
+        }
         self
     }
 
@@ -419,7 +440,7 @@ impl CaseBaseWriter {
             }
         }
         let cases = arrange(sides);
-        let (patterns, strengths, index, policy) = derive_all(&cases, self.patterns);
+        let (patterns, strengths, index, policy) = derive_all(&cases, self.derive);
         // Pruned after the strength fit, which needs every pattern of every legal move.
         let min = info.options.min_pattern_count;
         let (patterns, strengths): (Vec<PatternCount>, Vec<f32>) = patterns
@@ -524,15 +545,21 @@ impl CaseBaseWriter {
 }
 
 /// The pattern counts, their strengths, the position index and the policy of the arranged
-/// cases (no patterns and no policy, only the index, if `patterns` is false).
+/// cases, as far as `derive` asks (strengths of 0 and no policy when not fitted).
 fn derive_all(
     cases: &Arranged,
-    patterns: bool,
+    derive: Derive,
 ) -> (Vec<PatternCount>, Vec<f32>, Vec<IndexEntry>, Policy) {
+    let patterns = derive != Derive::Nothing;
     let (counter, pairs) = derive::derive(&cases.boards, &cases.board_of, &cases.metas, patterns);
     let (table, index) = derive::finish(counter, pairs);
-    if !patterns {
-        return (table, Vec::new(), index, Policy::default());
+    match derive {
+        Derive::Nothing => return (table, Vec::new(), index, Policy::default()),
+        Derive::Counts => {
+            let strengths = vec![0.0; table.len()];
+            return (table, strengths, index, Policy::default());
+        }
+        Derive::Everything => {}
     }
     // The strengths need every case again, with the finished counts.
     let mut fitter = derive::StrengthFit::new(&table, cases.metas.len());

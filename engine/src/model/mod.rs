@@ -236,6 +236,29 @@ impl ModelConfig {
         scores
     }
 
+    /// The same model with its network read at `rating` (the players imitated).
+    pub fn at_rating(&self, rating: f64) -> ModelConfig {
+        let mut model = self.clone();
+        if let Some(net) = &mut model.network {
+            net.rating = rating;
+        }
+        model
+    }
+
+    /// The same model with the search features' linear weights times `factor` (a level's or a
+    /// player's search weight: how much the search's verdict sways their choice).
+    pub fn with_search_weight(mut self, factor: f64) -> ModelConfig {
+        if factor != 1.0 {
+            let search = &FEATURES[FIRST_SEARCH_FEATURE..];
+            for (name, w) in self.weights.iter_mut() {
+                if search.contains(&name.as_str()) {
+                    *w *= factor;
+                }
+            }
+        }
+        self
+    }
+
     /// The probability of each move of `evidence`.
     pub fn probabilities(&self, evidence: &Evidence) -> Vec<f64> {
         softmax(&self.scores(evidence))
@@ -277,7 +300,7 @@ pub fn most_probable(p: &[f64]) -> usize {
 
 /// The position as the case base sees it: White to move (mirrored when Black is to move), and
 /// for every legal move of `pos` the index of its image among the mirrored position's moves.
-fn mover_view(pos: &Chess) -> Option<(Chess, Vec<Move>)> {
+pub(crate) fn mover_view(pos: &Chess) -> Option<(Chess, Vec<Move>)> {
     let legal = pos.legal_moves();
     if pos.turn() == Color::White {
         return Some((pos.clone(), legal.into_iter().collect()));
@@ -360,6 +383,17 @@ fn losses(iterations: &[Iteration], n: usize) -> Option<Vec<[i32; 5]>> {
     )
 }
 
+/// The base rate of a case base's patterns: one move played per position among its legal
+/// moves (about 1/30 in practice, the fallback for a case base without counts).
+pub(crate) fn base_rate(table: &PatternTable<'_>) -> f64 {
+    let (played, available) = table.totals(Family::Move);
+    if available > 0 && played > 0 {
+        played as f64 / available as f64
+    } else {
+        1.0 / 30.0
+    }
+}
+
 /// Gathers the evidence for every legal move of `pos`: the case base's patterns and exact
 /// positions, the nearest cases' votes (`votes`: each voted move's share), and the search's
 /// iterations (`search`: the
@@ -379,14 +413,7 @@ pub fn evidence(
     let mut patterns = Vec::with_capacity(legal.len());
     move_patterns(&view, ctx, &mut patterns);
     let table = cb.patterns();
-    let (played, available) = table.totals(Family::Move);
-    // The base rate: one move played per position among its legal moves (about 1/30 in
-    // practice, the fallback for a case base without counts).
-    let base = if available > 0 && played > 0 {
-        played as f64 / available as f64
-    } else {
-        1.0 / 30.0
-    };
+    let base = base_rate(&table);
     let exact = cb.exact_moves(&view);
     let exact_total: u32 = exact.iter().map(|e| e.1).sum();
     let policy = cb.policy();

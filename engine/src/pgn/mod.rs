@@ -9,7 +9,7 @@ mod visitor;
 pub use clock::{MoveClock, TimeControl};
 pub use header::{GameHeader, GameResult};
 pub use input::{Input, InputError, open_input};
-pub use visitor::{GameVisitor, Mover, ParsedGame, Selection, SkipReason};
+pub use visitor::{GameVisitor, LINE_PLIES, Mover, ParsedGame, Selection, SkipReason};
 
 /// Reads every game of the input `name` through one visitor, calling `each` with the game's
 /// outcome (a game the PGN reader cannot parse is `Err(SkipReason::MalformedPgn)`), the visitor

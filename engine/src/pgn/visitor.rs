@@ -72,6 +72,8 @@ pub enum SkipReason {
     HeldOut,
     /// Every selected move was left out by `--band-cases` sampling.
     SampledOut,
+    /// The same moves as a game already read (a player's game in two collections).
+    Duplicate,
 }
 
 impl SkipReason {
@@ -86,6 +88,7 @@ impl SkipReason {
             SkipReason::MalformedPgn => "malformed pgn",
             SkipReason::HeldOut => "held out",
             SkipReason::SampledOut => "sampled out",
+            SkipReason::Duplicate => "duplicate",
         }
     }
 
@@ -133,8 +136,13 @@ pub struct ParsedGame {
     pub selected: Vec<Mover>,
     /// Plies played.
     pub plies: u32,
-    /// Identity of the game: a hash of its tags and all its moves.
+    /// Identity of the game: a hash of its tags and all its moves; 0 for a game with no
+    /// selected move, whose moves are skipped unread.
     pub key: u64,
+    /// A hash of the game's moves alone (and its start position): the same game under other
+    /// tags (a player's name spelt another way, another event's copy) has the same one, 0
+    /// for a game whose moves were skipped.
+    pub moves_key: u64,
     /// For a skipped game, what went wrong (e.g. the illegal move).
     pub detail: String,
     /// The evaluation after each ply where a `[%eval …]` comment gives one (Lichess' analysed
@@ -143,7 +151,14 @@ pub struct ParsedGame {
     /// The mover's clock after each ply where a `[%clk …]` comment gives one (Lichess' games
     /// since 2017), in tenths of a second.
     pub clocks: Vec<Option<u32>>,
+    /// The game's first moves, both sides', at most [`LINE_PLIES`] of them: its opening.
+    pub line: Vec<Move>,
+    /// Whether the game starts from a `FEN` tag's position rather than the initial one.
+    pub from_fen: bool,
 }
+
+/// How many of a game's first moves [`ParsedGame::line`] keeps.
+pub const LINE_PLIES: usize = 16;
 
 impl ParsedGame {
     /// How the move at `ply` was timed, when the game has a time control and clocks.
@@ -163,6 +178,7 @@ pub struct GameVisitor {
     selected_side: [bool; 2],
     missing_rating: bool,
     hasher: Xxh3,
+    moves_hasher: Xxh3,
     error: Option<SkipReason>,
 }
 
@@ -178,6 +194,7 @@ impl GameVisitor {
             selected_side: [false; 2],
             missing_rating: false,
             hasher: Xxh3::new(),
+            moves_hasher: Xxh3::new(),
             error: None,
         }
     }
@@ -273,6 +290,7 @@ impl Visitor for GameVisitor {
         self.game.plies = 0;
         self.game.evals.clear();
         self.game.clocks.clear();
+        self.game.line.clear();
         self.last = None;
         self.error = None;
         ControlFlow::Continue(())
@@ -322,14 +340,29 @@ impl Visitor for GameVisitor {
             self.hasher.update(s.as_bytes());
             self.hasher.update(&[0]);
         }
+        self.moves_hasher.reset();
+        self.game.from_fen = tags.fen.is_some();
         if let Some(fen) = &tags.fen {
             self.hasher.update(fen.as_bytes());
+            self.moves_hasher.update(fen.as_bytes());
         }
         let (w, w_missing) = self.selection.side_selected(header, Color::White);
         let (b, b_missing) = self.selection.side_selected(header, Color::Black);
         self.selected_side = [w, b];
         self.missing_rating = w_missing || b_missing;
         match self.start_position() {
+            Ok(_) if !w && !b => {
+                // Nothing of this game is wanted: its moves are not replayed (most of the cost
+                // of reading a game), so a player's games are read out of a large file fast.
+                // Its tags were checked (a variant, a bad FEN); its moves are not.
+                self.game.key = 0;
+                self.game.moves_key = 0;
+                ControlFlow::Break(Err(if self.missing_rating {
+                    SkipReason::MissingRating
+                } else {
+                    SkipReason::NotSelected
+                }))
+            }
             Ok(pos) => {
                 self.pos = pos;
                 ControlFlow::Continue(())
@@ -366,6 +399,7 @@ impl Visitor for GameVisitor {
         let turn = self.pos.turn();
         if let Some(cm) = CaseMove::from_move(m, turn) {
             self.hasher.update(&cm.0.to_le_bytes());
+            self.moves_hasher.update(&cm.0.to_le_bytes());
         }
         if self.game.plies >= self.selection.skip_plies
             && self.selected_side[usize::from(turn == Color::Black)]
@@ -376,6 +410,9 @@ impl Visitor for GameVisitor {
                 ply: self.game.plies,
                 last: self.last,
             });
+        }
+        if self.game.line.len() < LINE_PLIES {
+            self.game.line.push(m);
         }
         self.last = Some(m);
         self.pos.play_unchecked(m);
@@ -412,6 +449,7 @@ impl Visitor for GameVisitor {
 
     fn end_game(&mut self, _: ()) -> Self::Output {
         self.game.key = self.hasher.digest();
+        self.game.moves_key = self.moves_hasher.digest();
         if let Some(reason) = self.error {
             self.game.selected.clear();
             return Err(reason);

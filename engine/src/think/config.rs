@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::adapt::reuse::ReuseConfig;
 use crate::model::network::Network;
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
+use crate::player::PlayerWeights;
 use crate::revise::ReviseConfig;
 use crate::search::Evaluation;
 use crate::think::pace::PaceModel;
@@ -93,6 +94,9 @@ pub struct EngineConfig {
     /// The pacing model `human_time` draws a move's time from (fitted by `precedent fit-time`).
     #[serde(skip_serializing_if = "PaceModel::is_empty")]
     pub pace: PaceModel,
+    /// How a player file's evidence moves the move model (fitted by `precedent players --fit`).
+    #[serde(skip_serializing_if = "PlayerWeights::is_default")]
+    pub player: PlayerWeights,
 }
 
 /// A level of play: the move model fitted on the moves of players of one rating band, and the
@@ -315,6 +319,8 @@ impl Default for EngineConfig {
             level_network: Option<Network>,
             #[serde(default)]
             pace: PaceModel,
+            #[serde(default)]
+            player: PlayerWeights,
         }
         let model = FITTED
             .get_or_init(|| toml::from_str::<Fitted>(DEFAULT_PARAMS).unwrap_or_default())
@@ -331,6 +337,7 @@ impl Default for EngineConfig {
             elo: None,
             human_time: false,
             pace: model.pace,
+            player: model.player,
         }
     }
 }
@@ -423,6 +430,7 @@ impl EngineConfig {
                 elo: self.elo,
                 human_time: self.human_time,
                 pace: self.pace.clone(),
+                player: self.player,
             };
             return (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)));
         }
@@ -447,14 +455,7 @@ impl EngineConfig {
             net.rating = level.network_rating();
             model.network = Some(net);
         }
-        if level.search_weight != 1.0 {
-            let search = &crate::model::FEATURES[crate::model::FIRST_SEARCH_FEATURE..];
-            for (name, w) in model.weights.iter_mut() {
-                if search.contains(&name.as_str()) {
-                    *w *= level.search_weight;
-                }
-            }
-        }
+        let model = model.with_search_weight(level.search_weight);
         // The levels themselves stay behind: the resolved configuration plays one of them.
         let cfg = EngineConfig {
             style: level.style,
@@ -468,6 +469,7 @@ impl EngineConfig {
             elo: self.elo,
             human_time: self.human_time,
             pace: self.pace.clone(),
+            player: self.player,
         };
         (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)))
     }

@@ -27,6 +27,26 @@ pub fn explain(t: &Thought) -> Vec<String> {
     }
 }
 
+/// What the player's own games said of the move chosen, in one line.
+fn player_line(j: &Judgement, p: &crate::think::PlayerJudgement, chosen: &str) -> String {
+    let e = &p.evidence;
+    let generic = p.generic.get(j.chosen).copied().unwrap_or(0.0);
+    let here = e.played.get(j.chosen).copied().unwrap_or(0);
+    let book = if e.seen == 0 {
+        "never in this position".to_string()
+    } else {
+        format!(
+            "played {chosen} in {here} of their {} games in this position",
+            e.seen
+        )
+    };
+    format!(
+        "player: {book}; the generic model gave {chosen} {:.0}%, with their games {:.0}%",
+        generic * 100.0,
+        j.probabilities[j.chosen] * 100.0
+    )
+}
+
 /// What the level played at is, in one line.
 fn level_line((level, elo): &(Level, u16)) -> String {
     let eval = level
@@ -130,6 +150,9 @@ fn judgement(
     ));
     if let Some(level) = level {
         out.push(level_line(level));
+    }
+    if let Some(p) = &j.player {
+        out.push(player_line(j, p, &chosen));
     }
     let parts = j.contributions(j.chosen);
     let (cases, moves, search) = (parts.cases, parts.moves, parts.search);

@@ -24,6 +24,7 @@ use crate::casebase::patterns::{LastMove, MoveContext};
 use crate::model::{
     Evidence, FIRST_MOVE_FEATURE, FIRST_SEARCH_FEATURE, N_FEATURES, evidence, most_probable,
 };
+use crate::player::{Knowledge, PlayerEvidence, layered};
 use crate::position::{Game, legal_moves_within};
 use crate::revise::{
     Memory, ReviseConfig, Revised, analyse, revise, scaled_tolerance, search_best,
@@ -97,6 +98,18 @@ pub struct Judgement {
     pub network: Vec<f64>,
     /// The position judged.
     pub position: shakmaty::Chess,
+    /// With a player on top of the case base: what their cases said, and the generic model's
+    /// probabilities before it (`probabilities` are after).
+    pub player: Option<PlayerJudgement>,
+}
+
+/// What a player's cases added to a judgement.
+#[derive(Clone, Debug)]
+pub struct PlayerJudgement {
+    /// Their evidence on each move of the judgement's evidence.
+    pub evidence: PlayerEvidence,
+    /// The generic move model's probabilities, before the player's evidence.
+    pub generic: Vec<f64>,
 }
 
 /// How much each part of the move model raises a move's log-odds above an average legal
@@ -262,7 +275,7 @@ fn depth_cap(limits: &Limits<'_>) -> Option<u32> {
 /// the case base say in the move model and play its most probable move, or a move drawn from
 /// its probabilities.
 pub fn think(
-    cb: &CaseBase,
+    knowledge: Knowledge<'_>,
     game: &Game,
     cfg: &EngineConfig,
     limits: Limits<'_>,
@@ -275,7 +288,7 @@ pub fn think(
     let decider = cfg.decider();
     let level = level.map(Box::new);
     if matches!(decider, Decider::Search | Decider::SearchAndModel) {
-        let thought = think_best(cb, game, cfg, &limits, castling, memory, started)?;
+        let thought = think_best(knowledge, game, cfg, &limits, castling, memory, started)?;
         return Ok(Thought { level, ..thought });
     }
     // The move model's styles think until twice the optimum, as they were calibrated.
@@ -286,10 +299,14 @@ pub fn think(
         },
         ..limits
     };
-    let pos = &game.position;
-    let decision = retrieve_and_reuse(cb, pos, cfg, &limits, castling, decider != Decider::Cases)?;
-    let judged =
-        (decider == Decider::Model).then(|| judge(cb, game, &decision, cfg, &limits, memory));
+    let (decision, judged) = if decider == Decider::Model {
+        let (decision, judged) = judge_position(knowledge, game, cfg, limits, castling, memory)?;
+        (decision, Some(judged))
+    } else {
+        let voters = knowledge.voters();
+        let decision = retrieve_and_reuse(voters, &game.position, cfg, &limits, castling, false)?;
+        (decision, None)
+    };
     let (mv, score, by) = match judged {
         Some(j) => {
             let mv = j.evidence.moves[j.chosen];
@@ -332,7 +349,7 @@ fn cases_score(decision: &Decision) -> EngineScore {
 /// model judges every move with what is left (its search starting from the first one's
 /// memory), and the search vets the model's likeliest moves instead of the cases' vote.
 fn think_best(
-    cb: &CaseBase,
+    knowledge: Knowledge<'_>,
     game: &Game,
     cfg: &EngineConfig,
     limits: &Limits<'_>,
@@ -341,6 +358,7 @@ fn think_best(
     started: Instant,
 ) -> Result<Thought, NoLegalMove> {
     let pos = &game.position;
+    let cb = knowledge.voters();
     let legal = legal_moves_within(pos, limits.moves);
     if legal.is_empty() {
         return Err(NoLegalMove::of(pos));
@@ -409,8 +427,8 @@ fn think_best(
                     optimum: None,
                     ..*limits
                 };
-                let decision = retrieve_and_reuse(cb, pos, cfg, &stage, castling, true)?;
-                let judged = judge(cb, game, &decision, cfg, &stage, memory);
+                let (decision, judged) =
+                    judge_position(knowledge, game, cfg, stage, castling, memory)?;
                 let proposed = judged
                     .ranked()
                     .into_iter()
@@ -465,17 +483,52 @@ fn think_best(
 /// The move model's judgement of a position from scratch: retrieve and vote (within the first
 /// share of the time), search every legal move, gather the evidence and pick by `cfg.style`.
 /// What `precedent fit` learns from; [`think`] does the same when its style uses the model.
+///
+/// With a player on top of the case base, the player's nearest cases vote too (the decision
+/// returned is theirs: the games a move is explained by), and their evidence moves the
+/// generic model's probabilities ([`crate::player`]).
 pub fn judge_position(
-    cb: &CaseBase,
+    knowledge: Knowledge<'_>,
     game: &Game,
     cfg: &EngineConfig,
     limits: Limits<'_>,
     castling: CastlingMode,
     memory: &mut Memory,
 ) -> Result<(Decision, Judgement), NoLegalMove> {
-    let decision = retrieve_and_reuse(cb, &game.position, cfg, &limits, castling, true)?;
-    let judged = judge(cb, game, &decision, cfg, &limits, memory);
-    Ok((decision, judged))
+    let pos = &game.position;
+    let decision = retrieve_and_reuse(knowledge.generic(), pos, cfg, &limits, castling, true)?;
+    let Some(player) = knowledge.player() else {
+        let judged = judge(
+            knowledge.generic(),
+            game,
+            &decision,
+            cfg,
+            &limits,
+            memory,
+            None,
+        );
+        return Ok((decision, judged));
+    };
+    let own = retrieve_and_reuse(player.cases(), pos, cfg, &limits, castling, true)?;
+    // The generic model as fitted to the player, when the layer reads it.
+    let fitted = cfg.player.model.then(|| player.model(&cfg.model)).flatten();
+    let cfg_at = match fitted {
+        Some(model) => std::borrow::Cow::Owned(EngineConfig {
+            model,
+            ..cfg.clone()
+        }),
+        None => std::borrow::Cow::Borrowed(cfg),
+    };
+    let judged = judge(
+        knowledge.generic(),
+        game,
+        &decision,
+        cfg_at.as_ref(),
+        &limits,
+        memory,
+        Some((player, &own)),
+    );
+    Ok((own, judged))
 }
 
 /// Retrieve, adapt and vote, within the retrieval's share of the deadline when a search is to
@@ -518,6 +571,7 @@ fn judge(
     cfg: &EngineConfig,
     limits: &Limits<'_>,
     memory: &mut Memory,
+    player: Option<(&crate::player::Player, &Decision)>,
 ) -> Judgement {
     let pos = &game.position;
     let legal = legal_moves_within(pos, limits.moves);
@@ -545,6 +599,24 @@ fn judge(
         .as_ref()
         .map_or_else(Vec::new, |n| n.scores(&evidence));
     let mut probabilities = cfg.model.probabilities(&evidence);
+    let player = player.map(|(player, own)| {
+        let votes = own.votes();
+        let theirs = PlayerEvidence::gather(
+            player,
+            cb,
+            game,
+            &evidence.moves,
+            Some(&votes),
+            &cfg.player,
+            cfg.model.smoothing,
+        );
+        let generic = std::mem::take(&mut probabilities);
+        probabilities = layered(&generic, &theirs, &cfg.player);
+        PlayerJudgement {
+            evidence: theirs,
+            generic,
+        }
+    });
     // `searchmoves`: only the allowed moves keep their probability.
     if legal.len() < evidence.moves.len() {
         for (p, m) in probabilities.iter_mut().zip(&evidence.moves) {
@@ -578,6 +650,7 @@ fn judge(
         weights: cfg.model.vector(),
         network,
         position: pos.clone(),
+        player,
     }
 }
 

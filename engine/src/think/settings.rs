@@ -910,10 +910,18 @@ fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
 }
 
 /// The parameter file's tables that are not settings of the registry. Their keys are their
-/// structures' fields (`EngineConfig`'s `errors`, `model`, `levels`, `level_network`, `pace`),
+/// structures' fields (`EngineConfig`'s `errors`, `model`, `levels`, `level_network`, `pace`,
+/// `player`),
 /// and serde refuses any other (`deny_unknown_fields` on each structure); only a model's
 /// weights, a table keyed by feature, are checked here ([`check_weights`]).
-const STRUCTURES: &[&str] = &["errors", "model", "levels", "level_network", "pace"];
+const STRUCTURES: &[&str] = &[
+    "errors",
+    "model",
+    "levels",
+    "level_network",
+    "pace",
+    "player",
+];
 
 /// Why a parameter file was refused.
 #[derive(Debug, thiserror::Error)]

@@ -25,6 +25,7 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 use crate::adapt::reuse::{NoLegalMove, expected_to_cp, reuse};
 use crate::casebase::{CaseBase, CaseBaseError};
 use crate::pgn::MoveClock;
+use crate::player::Loaded;
 use crate::position::{Game, parse_fen, play_line};
 use crate::revise::Memory;
 use crate::search::Limits;
@@ -52,8 +53,8 @@ pub fn send(line: &str) {
 
 /// Where the case base is: still loading in the background, or ready.
 enum Slot {
-    Loading(JoinHandle<Result<CaseBase, CaseBaseError>>),
-    Ready(Option<Arc<CaseBase>>),
+    Loading(JoinHandle<Result<Loaded, CaseBaseError>>),
+    Ready(Option<Loaded>),
 }
 
 /// Synchronisation between the protocol loop and a running search.
@@ -113,19 +114,17 @@ fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
     }))
 }
 
-fn load(path: Option<PathBuf>) -> Result<CaseBase, CaseBaseError> {
-    match path {
-        Some(p) => CaseBase::open(&p),
-        None => CaseBase::embedded(),
-    }
+/// A case base or a player file (on top of the embedded case base); `None`: the embedded one.
+fn load(path: Option<PathBuf>) -> Result<Loaded, CaseBaseError> {
+    Loaded::open(path.as_deref(), || CaseBase::embedded().map(Arc::new))
 }
 
 impl Engine {
     /// An engine whose case base (`casebase`, or the embedded one) starts loading at once.
-    pub fn new(casebase: Option<CaseBase>) -> Engine {
+    pub fn new(casebase: Option<Loaded>) -> Engine {
         let options = Options::default();
         let slot = match casebase {
-            Some(cb) => Slot::Ready(Some(Arc::new(cb))),
+            Some(k) => Slot::Ready(Some(k)),
             None => Slot::Loading(thread::spawn(|| load(None))),
         };
         Engine {
@@ -141,13 +140,13 @@ impl Engine {
         }
     }
 
-    fn casebase(&mut self) -> Option<Arc<CaseBase>> {
+    fn casebase(&mut self) -> Option<Loaded> {
         if let Slot::Loading(_) = self.slot {
             let Slot::Loading(handle) = std::mem::replace(&mut self.slot, Slot::Ready(None)) else {
                 unreachable!()
             };
             let loaded = match handle.join() {
-                Ok(Ok(cb)) => Some(Arc::new(cb)),
+                Ok(Ok(k)) => Some(k),
                 Ok(Err(e)) => {
                     send(&format!("info string error: {e}"));
                     None
@@ -274,8 +273,8 @@ impl Engine {
                 }
             }
             Ok(Change::CaseBase(path)) => match load(path.clone()) {
-                Ok(cb) => {
-                    self.slot = Slot::Ready(Some(Arc::new(cb)));
+                Ok(k) => {
+                    self.slot = Slot::Ready(Some(k));
                     self.options.casebase = path;
                 }
                 Err(e) => {
@@ -490,7 +489,7 @@ type Chosen = (Move, Vec<MoveClock>);
 
 /// Everything a search needs, moved to its thread.
 struct Job {
-    casebase: Option<Arc<CaseBase>>,
+    casebase: Option<Loaded>,
     pool: Arc<rayon::ThreadPool>,
     game: Game,
     config: EngineConfig,
@@ -579,7 +578,7 @@ impl Job {
     /// Thinks, and returns the `info` lines, the `bestmove` line, and the move with the clocks
     /// of its nearest cases (none in a case base without clocks).
     fn think(&self) -> (Vec<String>, String, Option<Chosen>) {
-        let Some(cb) = &self.casebase else {
+        let Some(loaded) = &self.casebase else {
             // No case base could be loaded: still answer with a legal move.
             let legal = self.game.position.legal_moves();
             let line = match legal.first() {
@@ -621,9 +620,18 @@ impl Job {
         };
         let mut guard = self.memory.lock().unwrap_or_else(|e| e.into_inner());
         let memory: &mut Memory = &mut guard;
-        let thought = self
-            .pool
-            .install(|| think(cb, &self.game, &self.config, limits, self.castling, memory));
+        let knowledge = loaded.knowledge();
+        let thought = self.pool.install(|| {
+            think(
+                knowledge,
+                &self.game,
+                &self.config,
+                limits,
+                self.castling,
+                memory,
+            )
+        });
+        let cb = knowledge.voters();
         let hashfull = memory.tt.hashfull();
         drop(guard);
         match thought {
@@ -852,7 +860,7 @@ fn info_lines(
 }
 
 /// Runs the protocol on stdin/stdout until `quit` or the end of input.
-pub fn run(casebase: Option<CaseBase>, reasoner: EngineConfig) {
+pub fn run(casebase: Option<Loaded>, reasoner: EngineConfig) {
     let (tx, rx) = mpsc::channel::<(Instant, Option<String>)>();
     thread::spawn(move || {
         let mut stdin = io::stdin().lock();

@@ -9,13 +9,14 @@ use std::time::Instant;
 
 use precedent::casebase::CaseBase;
 use precedent::pgn::Selection;
+use precedent::player::{Knowledge, Player};
 use precedent::position::Game;
 use precedent::think::EngineConfig;
 use shakmaty::{Chess, Move};
 
 use super::{
-    Budget, EpdReport, EvalError, Outcome, Report, casebase_keys, compare, epd_report, judge,
-    judge_each, judged_of, report, run_engine, run_reasoner, sample_positions,
+    Budget, EpdReport, EvalError, Outcome, Report, compare, epd_report, judge, judge_each,
+    judged_of, knowledge_keys, report, run_engine, run_reasoner, sample_positions,
 };
 use crate::Progress;
 use crate::client::Limit;
@@ -110,6 +111,21 @@ pub struct EvalArgs {
     pub paired_with: Option<PathBuf>,
 }
 
+/// The case base of `--compare`: a case base, or a player file on top of the run's generic one.
+enum Other {
+    Cases(Box<CaseBase>),
+    Player(Box<Player>),
+}
+
+impl Other {
+    fn knowledge<'a>(&'a self, generic: &'a CaseBase) -> Knowledge<'a> {
+        match self {
+            Other::Cases(cases) => Knowledge::of(cases),
+            Other::Player(player) => Knowledge::with_player(generic, player),
+        }
+    }
+}
+
 /// Where a run reports its progress: one for each pass over the positions.
 pub trait Bars: Sync {
     /// A progress report counting `what`.
@@ -128,8 +144,8 @@ impl Bars for crate::Silent {
 pub struct EvalRun<'a> {
     /// What to measure.
     pub args: &'a EvalArgs,
-    /// The case base (whose games are left out of the sample).
-    pub cb: &'a CaseBase,
+    /// The case base, or a player on top of one (whose games are left out of the sample).
+    pub cb: Knowledge<'a>,
     /// The reasoner's configuration.
     pub cfg: &'a EngineConfig,
     /// The seed of the sample and of the reasoner's tie-breaks.
@@ -166,7 +182,7 @@ impl EvalRun<'_> {
     /// The reasoner (on `cb`) or the external engine on the positions: its name, its outcomes.
     fn moves_for(
         &self,
-        cb: &CaseBase,
+        cb: Knowledge<'_>,
         positions: &[(Game, Option<Move>)],
         bars: &dyn Bars,
     ) -> Result<(String, Vec<Outcome>), EvalError> {
@@ -183,7 +199,7 @@ impl EvalRun<'_> {
     /// The reasoner with `cfg` on the positions: its name and its outcomes.
     fn reasoner_moves(
         &self,
-        cb: &CaseBase,
+        cb: Knowledge<'_>,
         cfg: &EngineConfig,
         positions: &[(Game, Option<Move>)],
         bars: &dyn Bars,
@@ -233,16 +249,20 @@ impl EvalRun<'_> {
         };
         // The contamination guard needs the case base's game keys before sampling; an external
         // engine is measured on the same sample, so it guards against the same case base.
-        let mut keys = casebase_keys(self.cb);
+        let mut keys = knowledge_keys(self.cb);
         let other = match &args.compare {
             Some(path) => {
-                let other = CaseBase::open(path)?;
-                keys.extend(casebase_keys(&other));
+                // A player file goes on top of this run's generic case base.
+                let other = match precedent::player::Player::of(CaseBase::open(path)?) {
+                    Ok(player) => Other::Player(Box::new(player)),
+                    Err(cases) => Other::Cases(cases),
+                };
+                keys.extend(knowledge_keys(other.knowledge(self.cb.generic())));
                 Some(other)
             }
             None => None,
         };
-        let keep = |k: u64| !args.fit_test_half || in_test_half(k);
+        let keep = |g: &precedent::pgn::ParsedGame| !args.fit_test_half || in_test_half(g.key);
         let (samples, stats) =
             sample_positions(pgn, &selection, args.positions, self.seed, &keys, &keep)?;
         if samples.is_empty() {
@@ -269,12 +289,11 @@ impl EvalRun<'_> {
             r.seconds = seconds();
         }
         if let Some(other) = &other {
+            let other = other.knowledge(self.cb.generic());
             let (_, theirs) = self.moves_for(other, &positions, bars)?;
-            r.comparison = Some(
-                compare(other.name().to_string(), &outcomes, &theirs).ok_or_else(|| {
-                    EvalError::Other("the comparison run did not answer every position".into())
-                })?,
-            );
+            r.comparison = Some(compare(other.name(), &outcomes, &theirs).ok_or_else(|| {
+                EvalError::Other("the comparison run did not answer every position".into())
+            })?);
             r.seconds = seconds();
         }
         let default_moves = if args.against_default {
@@ -352,14 +371,16 @@ impl EvalRun<'_> {
         outcomes: &[Outcome],
         bars: &dyn Bars,
     ) -> Result<super::Comparison, EvalError> {
-        if self.cb.game_count() == 0 {
+        let cb = self.cb.voters();
+        if cb.game_count() == 0 {
             return Err(EvalError::Other(format!(
                 "{}: the case base has no game",
-                self.cb.name()
+                cb.name()
             )));
         }
-        let one = self.cb.one_game(0)?;
-        let game = self.cb.game(0).unwrap_or_default();
+        // One game in place of everything the engine knows, a player's cases included.
+        let one = cb.one_game(0)?;
+        let game = cb.game(0).unwrap_or_default();
         let described = format!(
             "{} vs {}, {} ({} cases)",
             game.white,
@@ -367,7 +388,7 @@ impl EvalRun<'_> {
             game.date,
             one.len()
         );
-        let (_, ablated) = self.moves_for(&one, positions, bars)?;
+        let (_, ablated) = self.moves_for(Knowledge::of(&one), positions, bars)?;
         compare(described, outcomes, &ablated).ok_or_else(|| {
             EvalError::Other("the ablation run did not answer every position".into())
         })
@@ -603,7 +624,7 @@ mod tests {
     fn on<'a>(args: &'a EvalArgs, cb: &'a CaseBase, cfg: &'a EngineConfig) -> EvalRun<'a> {
         EvalRun {
             args,
-            cb,
+            cb: Knowledge::of(cb),
             cfg,
             seed: 1,
             threads: 1,

@@ -139,16 +139,11 @@ pub fn sample_halves(
     seed: u64,
     exclude: &HashSet<u64>,
 ) -> Result<(Vec<Sample>, Vec<Sample>), EvalError> {
-    let fitting = |k: u64| !in_test_half(k);
+    let fitting = |g: &precedent::pgn::ParsedGame| !in_test_half(g.key);
     let (fit_half, _) = sample_positions(pgn, selection, n_fit, seed, exclude, &fitting)?;
-    let (test_half, _) = sample_positions(
-        pgn,
-        selection,
-        n_test,
-        seed ^ 0x7e57,
-        exclude,
-        &in_test_half,
-    )?;
+    let (test_half, _) = sample_positions(pgn, selection, n_test, seed ^ 0x7e57, exclude, &|g| {
+        in_test_half(g.key)
+    })?;
     if fit_half.is_empty() || test_half.is_empty() {
         return Err(EvalError::Other(format!(
             "{pgn}: not enough positions pass the filters outside the case base"

@@ -30,6 +30,7 @@ use openings::Opening;
 use player::{PlayerSpec, TimeControl};
 use precedent::casebase::CaseBase;
 use precedent::pgn::{GameHeader, GameResult};
+use precedent::player::Loaded;
 use precedent::retrieve::tie_key;
 
 /// Who plays whom.
@@ -344,18 +345,20 @@ fn check(cfg: &MatchConfig) -> Result<Anchor, MatchError> {
 
 /// Each player's case base (Precedent's; `None` for an engine), one copy of each file shared
 /// by every game.
-fn load_casebases(cfg: &MatchConfig) -> Result<Vec<Option<Arc<CaseBase>>>, MatchError> {
-    let mut loaded: HashMap<Option<PathBuf>, Arc<CaseBase>> = HashMap::new();
+fn load_casebases(cfg: &MatchConfig) -> Result<Vec<Option<Loaded>>, MatchError> {
+    let mut loaded: HashMap<Option<PathBuf>, Loaded> = HashMap::new();
+    let mut embedded: Option<Arc<CaseBase>> = None;
     let mut casebases = Vec::new();
     for p in &cfg.players {
         casebases.push(match p {
             PlayerSpec::Precedent { casebase, .. } => {
                 if !loaded.contains_key(casebase) {
-                    let cb = match casebase {
-                        Some(path) => CaseBase::open(path)?,
-                        None => CaseBase::embedded()?,
-                    };
-                    loaded.insert(casebase.clone(), Arc::new(cb));
+                    // A player file goes on top of the embedded case base, loaded once.
+                    let cb = Loaded::open(casebase.as_deref(), || match &embedded {
+                        Some(e) => Ok(Arc::clone(e)),
+                        None => Ok(Arc::clone(embedded.insert(Arc::new(CaseBase::embedded()?)))),
+                    })?;
+                    loaded.insert(casebase.clone(), cb);
                 }
                 loaded.get(casebase).cloned()
             }
@@ -519,7 +522,7 @@ fn pgn_path(cfg: &MatchConfig) -> String {
 fn play_job(
     cfg: &MatchConfig,
     job: Job,
-    casebases: &[Option<Arc<CaseBase>>],
+    casebases: &[Option<Loaded>],
     opening: &Opening,
     tc: [TimeControl; 2],
     live: &mut HashMap<usize, (player::Live, usize)>,

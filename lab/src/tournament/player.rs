@@ -2,7 +2,6 @@
 //! subprocesses, and a uniformly random mover (the floor every engine must beat).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::rngs::StdRng;
@@ -11,7 +10,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Move, Position};
 
 use crate::client::{self, EngineProcess, Score};
-use precedent::casebase::CaseBase;
+use precedent::player::Loaded;
 use precedent::think::settings::{self, Origin, SETTINGS, Setting, SettingError, apply_text};
 use precedent::think::{Clock, EngineConfig, plan, think};
 
@@ -250,7 +249,7 @@ pub enum Live {
     /// Precedent, thinking in-process.
     Precedent {
         /// The case base, shared with the match's other Precedent players that use it.
-        cb: Arc<CaseBase>,
+        cb: Loaded,
         /// The reasoner's settings.
         // Boxed: the settings (a model and its levels) are larger than the other variants.
         config: Box<EngineConfig>,
@@ -303,7 +302,7 @@ impl Live {
                     optimum: plan.and_then(|p| p.optimum).map(|o| received + o),
                     ..Limits::default()
                 };
-                match think(cb, game, config, limits, castling, tt) {
+                match think(cb.knowledge(), game, config, limits, castling, tt) {
                     Ok(t) => Ok(Thought {
                         mv: t.mv,
                         score: None,
@@ -394,7 +393,7 @@ impl Live {
 /// Chess960 an engine is told `UCI_Chess960 true`.
 pub fn start(
     spec: &PlayerSpec,
-    cb: Option<Arc<CaseBase>>,
+    cb: Option<Loaded>,
     seed: u64,
     chess960: bool,
 ) -> Result<Live, Failure> {

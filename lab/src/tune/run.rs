@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use precedent::casebase::CaseBase;
 use precedent::pgn::Selection;
+use precedent::player::Knowledge;
 use precedent::position::Game;
 use precedent::think::EngineConfig;
 use rand::SeedableRng;
@@ -115,7 +116,9 @@ fn accuracy(
         .iter()
         .map(|s| (s.game.clone(), Some(s.human)))
         .collect();
-    let outcomes = run_reasoner(cb, &positions, cfg, budget, seed, &|_| bar.advance(1));
+    let outcomes = run_reasoner(Knowledge::of(cb), &positions, cfg, budget, seed, &|_| {
+        bar.advance(1)
+    });
     let matched = outcomes.iter().filter(|o| o.matched).count() as u64;
     (matched, outcomes.len() as u64)
 }

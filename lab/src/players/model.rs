@@ -1,0 +1,111 @@
+//! The generic move model fitted to one player, when their file is built: the rating its
+//! network reads and the weight of the search's verdict that make their own moves most likely,
+//! chosen on a sample of them (their file's judge sample: up to 400 moves from ply 10).
+//! Bullet players, club players and grandmasters weigh what the search says differently from
+//! the rapid players the model was fitted on; two numbers a player say how.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use shakmaty::CastlingMode;
+
+use precedent::casebase::profile::{PlayedMove, PlayerModel};
+use precedent::casebase::{CaseBase, FitModel};
+use precedent::model::{Evidence, ModelConfig};
+use precedent::player::Knowledge;
+use precedent::position::Game;
+use precedent::revise::Memory;
+use precedent::search::Limits;
+use precedent::think::{EngineConfig, judge_position};
+
+/// Ratings the network may be read at for a player.
+const RATINGS: [u16; 11] = [
+    800, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2400, 2600, 2800,
+];
+
+/// Factors on the search features' weights.
+const SEARCH_WEIGHTS: [f64; 7] = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0];
+
+/// The mean log-likelihood of the moves played under `model` (probabilities floored at 1e-6).
+fn log_likelihood(model: &ModelConfig, judged: &[(Evidence, usize)]) -> f64 {
+    let total: f64 = judged
+        .iter()
+        .map(|(e, h)| model.probabilities(e)[*h].max(1e-6).ln())
+        .sum();
+    total / judged.len().max(1) as f64
+}
+
+/// Fits the model of `cfg` on `generic` to `moves`, each judged with `movetime` of search.
+pub fn fit_model(
+    generic: &CaseBase,
+    cfg: &EngineConfig,
+    moves: &[PlayedMove],
+    movetime: Duration,
+) -> Result<PlayerModel, String> {
+    if cfg.model.is_empty() {
+        return Err("the parameters hold no move model to fit".into());
+    }
+    let judged: Vec<(Evidence, usize)> = moves
+        .par_iter()
+        .map_init(
+            || Memory::new(4),
+            |memory, m| {
+                memory.clear();
+                let game = Game {
+                    position: m.position.clone(),
+                    last_move: m.last,
+                    history: Vec::new(),
+                };
+                let limits = Limits {
+                    deadline: Some(Instant::now() + movetime),
+                    ..Limits::default()
+                };
+                let (_, j) = judge_position(
+                    Knowledge::of(generic),
+                    &game,
+                    cfg,
+                    limits,
+                    CastlingMode::Standard,
+                    memory,
+                )
+                .ok()?;
+                let at = j.evidence.moves.iter().position(|x| *x == m.mv)?;
+                (j.evidence.moves.len() > 1).then_some((j.evidence, at))
+            },
+        )
+        .flatten()
+        .collect();
+    if judged.is_empty() {
+        return Err("no move of the player's to fit on".into());
+    }
+    let default_log_likelihood = log_likelihood(&cfg.model, &judged);
+    let grid: Vec<(u16, f64)> = RATINGS
+        .iter()
+        .flat_map(|r| SEARCH_WEIGHTS.iter().map(move |s| (*r, *s)))
+        .collect();
+    let (rating, search_weight, ll) = grid
+        .into_par_iter()
+        .map(|(r, s)| {
+            let model = cfg.model.at_rating(f64::from(r)).with_search_weight(s);
+            (r, s, log_likelihood(&model, &judged))
+        })
+        .reduce(
+            || (0, 1.0, f64::NEG_INFINITY),
+            |a, b| if b.2 > a.2 { b } else { a },
+        );
+    Ok(PlayerModel {
+        rating,
+        search_weight,
+        positions: judged.len() as u64,
+        log_likelihood: ll,
+        default_log_likelihood,
+    })
+}
+
+/// The build's hook that fits the model (of `cfg` on `generic`) to the player's sample.
+pub fn fit_hook(generic: Arc<CaseBase>, cfg: EngineConfig, movetime: Duration) -> FitModel {
+    FitModel(Arc::new(move |moves: &[PlayedMove]| {
+        fit_model(&generic, &cfg, moves, movetime)
+    }))
+}

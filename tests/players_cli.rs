@@ -1,0 +1,219 @@
+//! Player files end to end, as a user drives them: `build --player` writes the player's profile
+//! beside their cases, `info` describes it, a player file loads on top of the generic case base
+//! (`go`, `uci`), `players` measures it on held-out games and fits its layer, and `who` tells
+//! players apart.
+
+mod common;
+
+use common::{fixture, run, run_json, stderr};
+
+/// Builds `input` with `args` into `dir/name.cb`; returns its path.
+fn build(dir: &std::path::Path, name: &str, input: &str, args: &[&str]) -> String {
+    let out = dir.join(format!("{name}.cb"));
+    let out_text = out.to_str().expect("utf-8").to_string();
+    let mut all = vec!["build", input, "-o", &out_text, "--json"];
+    all.extend_from_slice(args);
+    run_json(&all);
+    out_text
+}
+
+#[test]
+fn a_player_file_holds_the_profile_and_counts_a_game_in_two_collections_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The fixture, and its first game again under another event and spelling of Alice's name.
+    let small = std::fs::read_to_string(fixture("small.pgn")).expect("fixture");
+    let copy = small
+        .split("\n\n[Event")
+        .next()
+        .expect("first game")
+        .replace("Fixture 1", "Another collection")
+        .replace("\"Alice\"", "\"alice\"");
+    let pgn = dir.path().join("both.pgn");
+    std::fs::write(&pgn, format!("{small}\n\n{copy}\n")).expect("write");
+    let cb = build(
+        dir.path(),
+        "alice",
+        pgn.to_str().expect("utf-8"),
+        &["--player", "Alice"],
+    );
+    let info = run_json(&["info", &cb, "--json"]);
+    let build = &info["build"];
+    assert_eq!(build["stats"]["games_skipped"]["duplicate"], 1, "{build}");
+    let p = &build["profile"];
+    // Games 1 (White, draw), 3 (Black, win) and 7 (White, from a FEN, a draw... see small.pgn).
+    assert_eq!(p["name"], "Alice", "{p}");
+    assert_eq!(p["games"], 3, "{p}");
+    assert_eq!(p["white_games"], 2, "{p}");
+    assert_eq!(p["black_games"], 1, "{p}");
+    assert_eq!(p["rating"]["median"], 1500, "{p}");
+    assert_eq!(p["rating"]["low"], 1500, "{p}");
+    assert_eq!(p["rating"]["high"], 1520, "{p}");
+    // Openings: a line is kept once it starts two games; Alice's two White games from the
+    // initial position are one (game 7 starts from a FEN), so no line is kept yet.
+    assert_eq!(p["openings"]["white"].as_array().map(Vec::len), Some(0));
+    let text = String::from_utf8_lossy(&run(&["info", &cb]).stdout).into_owned();
+    assert!(
+        text.contains("player         Alice (3 games: 2 as White, 1 as Black"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rating         1500 (median of 3 rated games"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_main_player_is_the_most_frequent_name_and_a_judge_needs_a_player() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = fixture("small.pgn");
+    let input = input.to_str().expect("utf-8");
+    let cb = build(dir.path(), "main", input, &["--main-player"]);
+    let info = run_json(&["info", &cb, "--json"]);
+    // Alice plays four games (1, 3, 5, 7); bob/Bob three, spelt two ways (1, 2, 4).
+    assert_eq!(info["build"]["profile"]["name"], "Alice", "{info}");
+    let out = run(&[
+        "build",
+        input,
+        "-o",
+        dir.path().join("x.cb").to_str().expect("utf-8"),
+        "--judge",
+        "stockfish",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--judge judges a player's moves"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_player_file_plays_their_opening_moves_on_top_of_the_generic_case_base() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    let cb = build(
+        dir.path(),
+        "eric",
+        sample.to_str().expect("utf-8"),
+        &["--player", "EricRosen"],
+    );
+    // His most played first move as White, from his profile.
+    let info = run_json(&["info", &cb, "--json"]);
+    let white = info["build"]["profile"]["openings"]["white"]
+        .as_array()
+        .expect("lines")
+        .clone();
+    let first = white
+        .iter()
+        .find(|l| !l["moves"].as_str().expect("moves").contains(' '))
+        .expect("a first move played twice");
+    let mv = first["moves"].as_str().expect("uci").to_string();
+    let games = first["games"].as_u64().expect("games");
+    let out = run(&["go", "--startpos", "--casebase", &cb, "--movetime", "200"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.starts_with(&format!("bestmove {mv}")), "{text}");
+    assert!(
+        text.contains(&format!("player: played {}", san_of_first(&mv))),
+        "{text}"
+    );
+    assert!(text.contains("games in this position"), "{text}");
+    assert!(games >= 2);
+}
+
+/// The SAN of a first move given in UCI (the pawn and knight moves a first move can be).
+fn san_of_first(uci: &str) -> String {
+    let (from, to) = (&uci[..2], &uci[2..4]);
+    match from {
+        "b1" | "g1" => format!("N{to}"),
+        _ => to.to_string(),
+    }
+}
+
+#[test]
+fn players_measures_a_player_and_fits_the_layer_that_params_then_reads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    let out = dir.path().join("bench");
+    let fit = dir.path().join("player.toml");
+    let r = run_json(&[
+        "players",
+        "--pgn",
+        sample.to_str().expect("utf-8"),
+        "--min-games",
+        "15",
+        "--test-percent",
+        "30",
+        "--positions",
+        "40",
+        "--movetime",
+        "20",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--fit",
+        fit.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    let players = r["players"].as_array().expect("players");
+    assert_eq!(players.len(), 1, "{r}");
+    let eric = &players[0];
+    assert_eq!(eric["player"]["name"], "EricRosen");
+    let (train, test) = (
+        eric["train_games"].as_u64().expect("train"),
+        eric["test_games"].as_u64().expect("test"),
+    );
+    assert!(train > 0 && test > 0 && train + test <= 20, "{eric}");
+    assert_eq!(eric["positions"], 40, "{eric}");
+    assert!(out.join("ericrosen.cb").exists());
+    assert!(out.join("ericrosen.evidence.jsonl").exists());
+    // The fitted layer is a parameter file the engine reads.
+    let text = std::fs::read_to_string(&fit).expect("fit written");
+    assert!(
+        text.contains("[player]") && text.contains("book_prior"),
+        "{text}"
+    );
+    let go = run(&[
+        "go",
+        "--startpos",
+        "--casebase",
+        out.join("ericrosen.cb").to_str().expect("utf-8"),
+        "--params",
+        fit.to_str().expect("utf-8"),
+        "--movetime",
+        "50",
+    ]);
+    assert!(go.status.success(), "{}", stderr(&go));
+}
+
+#[test]
+fn who_ranks_the_player_whose_games_they_are_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    let sample = sample.to_str().expect("utf-8");
+    let eric = build(dir.path(), "eric", sample, &["--player", "EricRosen"]);
+    let yura = build(dir.path(), "yura", sample, &["--player", "YuraYak69"]);
+    let r = run_json(&[
+        "who",
+        sample,
+        "--player",
+        "EricRosen",
+        "--max-games",
+        "4",
+        "--file",
+        &yura,
+        "--file",
+        &eric,
+        "--movetime",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(r["games"], 4, "{r}");
+    assert_eq!(r["ranking"][0]["name"], "EricRosen", "{r}");
+    assert!(
+        r["ranking"][1]["behind"].as_f64().expect("gap") > 0.0,
+        "{r}"
+    );
+    // A case base that is not a player file is refused, named.
+    let out = run(&["who", sample, "--file", sample]);
+    assert!(!out.status.success());
+}
