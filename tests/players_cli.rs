@@ -217,3 +217,81 @@ fn who_ranks_the_player_whose_games_they_are_first() {
     let out = run(&["who", sample, "--file", sample]);
     assert!(!out.status.success());
 }
+
+#[test]
+fn a_players_dossier_names_their_openings_and_refuses_a_plain_case_base() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    let sample = sample.to_str().expect("utf-8");
+    let eric = build(dir.path(), "eric", sample, &["--player", "EricRosen"]);
+    let svg = dir.path().join("departures.svg");
+    let out = run(&[
+        "info",
+        &eric,
+        "--report",
+        "--svg",
+        svg.to_str().expect("utf-8"),
+        "--movetime",
+        "5",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.starts_with("EricRosen\n"), "{text}");
+    assert!(text.contains("Openings as White"), "{text}");
+    assert!(text.contains("Openings as Black"), "{text}");
+    assert!(text.contains("1. "), "a main line in SAN: {text}");
+    assert!(text.contains("the generic model fitted to"), "{text}");
+    assert!(
+        std::fs::read_to_string(&svg)
+            .expect("svg")
+            .starts_with("<svg")
+    );
+    // A case base of everyone is not a player.
+    let all = build(dir.path(), "all", sample, &["--no-patterns"]);
+    let out = run(&["info", &all, "--report"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("not a player file"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_player_file_set_over_uci_plays_on_top_of_the_embedded_case_base() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    let eric = build(
+        dir.path(),
+        "eric",
+        sample.to_str().expect("utf-8"),
+        &["--player", "EricRosen"],
+    );
+    let mut child = std::process::Command::new(common::bin())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("precedent runs");
+    use std::io::{BufRead, Write};
+    let mut stdin = child.stdin.take().expect("stdin");
+    let script = format!(
+        "uci\nsetoption name CaseBase value {eric}\nisready\nposition startpos\ngo movetime 300\n"
+    );
+    stdin.write_all(script.as_bytes()).expect("write");
+    // Read until the move, then quit.
+    let mut text = String::new();
+    let reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    for line in reader.lines() {
+        let line = line.expect("a line");
+        text.push_str(&line);
+        text.push('\n');
+        if line.starts_with("bestmove ") {
+            break;
+        }
+    }
+    stdin.write_all(b"quit\n").expect("quit");
+    assert!(child.wait().expect("exit").success());
+    assert!(text.contains("readyok"), "{text}");
+    assert!(text.contains("info string player: played"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
+}

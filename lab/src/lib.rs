@@ -15,6 +15,7 @@
 
 pub mod bench;
 pub mod client;
+pub mod dossier;
 pub mod epd;
 pub mod eval;
 pub mod evalfit;

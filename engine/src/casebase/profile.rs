@@ -55,6 +55,10 @@ pub struct Profile {
     pub model: Option<PlayerModel>,
 }
 
+fn one() -> f64 {
+    1.0
+}
+
 /// The generic move model fitted to one player: the few numbers that make it most likely to
 /// play their moves, chosen on a sample of them when their file is built.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -63,6 +67,9 @@ pub struct PlayerModel {
     pub rating: u16,
     /// The factor on the search features' weights.
     pub search_weight: f64,
+    /// The factor on the case base's features' weights (1 in a file fitted before it).
+    #[serde(default = "one")]
+    pub cases_weight: f64,
     /// Moves it was fitted on.
     pub positions: u64,
     /// Their mean log-likelihood under it, against the model as the default style reads it.

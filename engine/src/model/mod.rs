@@ -247,11 +247,21 @@ impl ModelConfig {
 
     /// The same model with the search features' linear weights times `factor` (a level's or a
     /// player's search weight: how much the search's verdict sways their choice).
-    pub fn with_search_weight(mut self, factor: f64) -> ModelConfig {
+    pub fn with_search_weight(self, factor: f64) -> ModelConfig {
+        self.scaled(&FEATURES[FIRST_SEARCH_FEATURE..], factor)
+    }
+
+    /// The same model with the case base's features' linear weights times `factor` (a player's
+    /// cases weight: how much the crowd's habits sway their choice).
+    pub fn with_cases_weight(self, factor: f64) -> ModelConfig {
+        self.scaled(&FEATURES[..FIRST_MOVE_FEATURE], factor)
+    }
+
+    /// The weights of the features `names` times `factor`.
+    fn scaled(mut self, names: &[&str], factor: f64) -> ModelConfig {
         if factor != 1.0 {
-            let search = &FEATURES[FIRST_SEARCH_FEATURE..];
             for (name, w) in self.weights.iter_mut() {
-                if search.contains(&name.as_str()) {
+                if names.contains(&name.as_str()) {
                     *w *= factor;
                 }
             }

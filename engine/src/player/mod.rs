@@ -52,13 +52,14 @@ impl Player {
     }
 
     /// The generic move model `base` as fitted to the player: read at the rating and with the
-    /// search weight their profile's fit chose, or at the median of their ratings when it was
+    /// search and cases weights their profile's fit chose, or at the median of their ratings when it was
     /// not fitted; `None` when the profile says neither.
     pub fn model(&self, base: &ModelConfig) -> Option<ModelConfig> {
         match (self.profile.model, self.profile.rating) {
             (Some(m), _) => Some(
                 base.at_rating(f64::from(m.rating))
-                    .with_search_weight(m.search_weight),
+                    .with_search_weight(m.search_weight)
+                    .with_cases_weight(m.cases_weight),
             ),
             (None, Some(r)) => Some(base.at_rating(f64::from(r.median))),
             (None, None) => None,

@@ -1,8 +1,9 @@
 //! The generic move model fitted to one player, when their file is built: the rating its
-//! network reads and the weight of the search's verdict that make their own moves most likely,
+//! network reads and the weights of the search's verdict and of the crowd's habits (the case
+//! base's features) that make their own moves most likely,
 //! chosen on a sample of them (their file's judge sample: up to 400 moves from ply 10).
 //! Bullet players, club players and grandmasters weigh what the search says differently from
-//! the rapid players the model was fitted on; two numbers a player say how.
+//! the rapid players the model was fitted on; three numbers a player say how.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,6 +27,9 @@ const RATINGS: [u16; 11] = [
 
 /// Factors on the search features' weights.
 const SEARCH_WEIGHTS: [f64; 7] = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0];
+
+/// Factors on the case base's features' weights.
+const CASES_WEIGHTS: [f64; 5] = [0.5, 0.75, 1.0, 1.25, 1.5];
 
 /// The mean log-likelihood of the moves played under `model` (probabilities floored at 1e-6).
 fn log_likelihood(model: &ModelConfig, judged: &[(Evidence, usize)]) -> f64 {
@@ -80,25 +84,39 @@ pub fn fit_model(
         return Err("no move of the player's to fit on".into());
     }
     let default_log_likelihood = log_likelihood(&cfg.model, &judged);
-    let grid: Vec<(u16, f64)> = RATINGS
+    let grid: Vec<(u16, f64, f64)> = RATINGS
         .iter()
-        .flat_map(|r| SEARCH_WEIGHTS.iter().map(move |s| (*r, *s)))
+        .flat_map(|r| {
+            SEARCH_WEIGHTS
+                .iter()
+                .flat_map(move |s| CASES_WEIGHTS.iter().map(move |c| (*r, *s, *c)))
+        })
         .collect();
-    let (rating, search_weight, ll) = grid
+    let (rating, search_weight, cases_weight, _) = grid
         .into_par_iter()
-        .map(|(r, s)| {
-            let model = cfg.model.at_rating(f64::from(r)).with_search_weight(s);
-            (r, s, log_likelihood(&model, &judged))
+        .map(|(r, s, c)| {
+            let model = cfg
+                .model
+                .at_rating(f64::from(r))
+                .with_search_weight(s)
+                .with_cases_weight(c);
+            (r, s, c, log_likelihood(&model, &judged))
         })
         .reduce(
-            || (0, 1.0, f64::NEG_INFINITY),
-            |a, b| if b.2 > a.2 { b } else { a },
+            || (0, 1.0, 1.0, f64::NEG_INFINITY),
+            |a, b| if b.3 > a.3 { b } else { a },
         );
+    let fitted = cfg
+        .model
+        .at_rating(f64::from(rating))
+        .with_search_weight(search_weight)
+        .with_cases_weight(cases_weight);
     Ok(PlayerModel {
         rating,
         search_weight,
+        cases_weight,
+        log_likelihood: log_likelihood(&fitted, &judged),
         positions: judged.len() as u64,
-        log_likelihood: ll,
         default_log_likelihood,
     })
 }

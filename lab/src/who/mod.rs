@@ -108,15 +108,20 @@ fn log_likelihoods(
     players
         .iter()
         .map(|(_, player)| {
-            let votes = reuse(
-                player.cases(),
-                pos,
-                &cfg.reuse,
-                Limits::default(),
-                CastlingMode::Standard,
-            )
-            .map(|d| d.votes())
-            .ok();
+            // Their nearest cases' vote, when it weighs anything.
+            let votes = (cfg.player.knn != 0.0)
+                .then(|| {
+                    reuse(
+                        player.cases(),
+                        pos,
+                        &cfg.reuse,
+                        Limits::default(),
+                        CastlingMode::Standard,
+                    )
+                    .map(|d| d.votes())
+                    .ok()
+                })
+                .flatten();
             let evidence = PlayerEvidence::gather(
                 player,
                 generic,
