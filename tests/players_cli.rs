@@ -186,6 +186,35 @@ fn players_measures_a_player_and_fits_the_layer_that_params_then_reads() {
 }
 
 #[test]
+fn a_chart_path_that_cannot_be_written_is_refused_before_the_measurement() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    let out = dir.path().join("bench");
+    let refused = |chart: &std::path::Path| {
+        let r = run(&[
+            "players",
+            "--pgn",
+            sample.to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--chart",
+            chart.to_str().expect("utf-8"),
+        ]);
+        assert!(!r.status.success());
+        stderr(&r)
+    };
+    let err = refused(dir.path());
+    assert!(
+        err.contains("--chart") && err.contains("is a directory"),
+        "{err}"
+    );
+    let err = refused(&dir.path().join("no/such/folder/chart.svg"));
+    assert!(err.contains("does not exist"), "{err}");
+    // Refused before anything was measured or written.
+    assert!(!out.exists());
+}
+
+#[test]
 fn who_ranks_the_player_whose_games_they_are_first() {
     let dir = tempfile::tempdir().expect("tempdir");
     let sample = fixture("lichess-rapid-sample.pgn.zst");

@@ -43,6 +43,9 @@ pub fn run(args: Args) -> Result<()> {
                 cb.name()
             )
         })?;
+        if let Some(path) = &args.svg {
+            super::ensure_writable("--svg", path)?;
+        }
         let generic = CaseBase::embedded()?;
         let d = dossier(
             &player,

@@ -25,6 +25,27 @@ pub fn threads_or_cores(given: Option<usize>) -> usize {
     given.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// Checks, before a long run, that a file can be written at `path` later: not a directory, and
+/// its folder exists. Names the flag in the error.
+pub fn ensure_writable(flag: &str, path: &std::path::Path) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !path.is_dir(),
+        "{flag} {}: is a directory; give a file name such as {}",
+        path.display(),
+        path.join("chart.svg").display()
+    );
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = parent {
+        anyhow::ensure!(
+            dir.is_dir(),
+            "{flag} {}: folder {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// Prints a report: one JSON object with `json`, else its text.
 pub fn print<R: serde::Serialize + std::fmt::Display>(
     report: &R,

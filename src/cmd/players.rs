@@ -25,6 +25,9 @@ pub fn run(args: Args) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
+    if let Some(path) = &args.players.chart {
+        super::ensure_writable("--chart", path)?;
+    }
     let cfg = args.reasoner.config()?;
     let generic = args
         .reasoner
@@ -32,9 +35,11 @@ pub fn run(args: Args) -> Result<()> {
     let seed = args.reasoner.run_seed(&cfg);
     let generic = std::sync::Arc::new(generic);
     let report = pool.install(|| measure(&args.players, generic, &cfg, seed, threads, &Bars))?;
+    // The report first: a chart that cannot be written must not lose an hour's measurement.
+    super::print(&report, args.json)?;
     if let Some(path) = &args.players.chart {
         let svg = chart(&report).map_err(anyhow::Error::msg)?;
         std::fs::write(path, svg).with_context(|| format!("{}: cannot write", path.display()))?;
     }
-    super::print(&report, args.json)
+    Ok(())
 }
