@@ -15,7 +15,7 @@ use crate::eval::{
     BLUNDER_CP, Comparison, EvalError, OutcomeLine, loss_stats, pair, paired_delta, read_outcomes,
     wilson,
 };
-use crate::fit::parse_move;
+use crate::fit::moves::parse_move;
 
 /// Arguments of `precedent side-by-side`.
 #[derive(clap::Args, Debug, Clone)]

@@ -21,7 +21,7 @@ use super::{
 use crate::Progress;
 use crate::client::Limit;
 use crate::epd::{EpdRecord, parse_line};
-use crate::fit::in_test_half;
+use crate::positions::in_test_half;
 
 /// Time per position with revise on, unless `movetime` says otherwise.
 pub const DEFAULT_REVISE_MOVETIME_MS: u64 = 100;
@@ -97,7 +97,7 @@ pub struct EvalArgs {
     #[arg(long, requires = "elo", conflicts_with = "engine")]
     pub against_default: bool,
     /// Sample only games of `fit`'s test half (a hash of each game), so that a model fitted by
-    /// `precedent fit` on the same file is measured on games it never saw.
+    /// `precedent fit moves` on the same file is measured on games it never saw.
     #[arg(long)]
     pub fit_test_half: bool,
     /// Write each position's outcome to FILE (a JSON object a line: FEN, human move, move

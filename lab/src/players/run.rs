@@ -20,7 +20,7 @@ use crate::eval::{
     judge_moves, knowledge_keys, loss_stats, outcome_lines, paired_delta, phase, read_outcomes,
     run_engine, run_reasoner, run_reasoner_keeping, sample_positions, write_outcomes,
 };
-use crate::fit::in_test_half;
+use crate::positions::in_test_half;
 use precedent::casebase::{BuildConfig, BuildOptions, CaseBase, FitModel, build};
 use precedent::pgn::Selection;
 use precedent::player::PlayerWeights;

@@ -18,7 +18,7 @@ use shakmaty::Move;
 use super::{Generation, Individual, Strategy, evolve, genes};
 use crate::Progress;
 use crate::eval::{Bars, Budget, EvalError, Sample, casebase_keys, run_reasoner, wilson};
-use crate::fit::sample_halves;
+use crate::fit::moves::sample_halves;
 
 /// Time per position with revise on, unless `movetime` says otherwise.
 pub const DEFAULT_MOVETIME_MS: u64 = 20;

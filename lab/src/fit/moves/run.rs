@@ -1,4 +1,4 @@
-//! `precedent fit` as a workflow: its arguments, the held-out split, the fit of every variant
+//! `precedent fit moves` as a command: its arguments, the held-out split, the fit of every variant
 //! and level, and the report's text.
 
 use std::collections::HashSet;
@@ -15,13 +15,14 @@ use serde::Serialize;
 
 use super::network::{NetworkFit, fit_network};
 use super::{
-    Item, LevelFit, Offsets, Record, Variant, features, fit_level, gather, in_test_half, load_all,
-    one_game_for, save, scored, variant,
+    Item, LevelFit, Offsets, Record, Variant, features, fit_level, gather, load_all, one_game_for,
+    save, scored, variant,
 };
 use crate::eval::{Bars, EvalError, Sample, casebase_keys, sample_positions};
 use crate::experiment::parse_bands;
+use crate::positions::in_test_half;
 
-/// What `fit` learns from and what it fits.
+/// What `fit moves` learns from and what it fits.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct FitArgs {
     /// Games to learn from and test on (.pgn, .pgn.zst); games in the case base are excluded,
@@ -89,7 +90,7 @@ pub struct FitArgs {
     pub out: PathBuf,
 }
 
-/// What `fit` found.
+/// What `fit moves` found.
 #[derive(Clone, Debug, Serialize)]
 pub struct FitReport {
     /// Positions fitted on.
@@ -106,7 +107,7 @@ pub struct FitReport {
     pub seconds: f64,
 }
 
-/// Why `fit` failed.
+/// Why `fit moves` failed.
 #[derive(Debug, thiserror::Error)]
 pub enum FitRunError {
     /// Sampling the games, or loading a case base.
@@ -130,7 +131,7 @@ pub enum FitRunError {
 
 /// The held-out split, in one place: positions sampled (seeded) from the games of `pgn` that
 /// are not in the case base (`exclude`), `n_fit` from the fitting half of the games and
-/// `n_test` from the test half ([`in_test_half`]). `fit` and `tune` both split this way, so
+/// `n_test` from the test half ([`in_test_half`]). `fit moves` and `tune` both split this way, so
 /// that `eval --fit-test-half` measures either's result on games it never saw.
 pub fn sample_halves(
     pgn: &str,
@@ -443,7 +444,7 @@ fn gather_records(
 }
 
 impl fmt::Display for FitReport {
-    /// The report as `precedent fit` prints it.
+    /// The report as `precedent fit moves` prints it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
