@@ -27,7 +27,6 @@ pub mod players;
 pub mod positions;
 pub mod rating;
 pub mod reasoner;
-pub mod scale;
 pub mod sidebyside;
 pub mod tournament;
 pub mod tune;
