@@ -161,6 +161,31 @@ mod tests {
     }
 
     #[test]
+    fn each_command_keeps_its_own_skip_plies_default() {
+        // The flags that select positions are one struct; each command's default is its own.
+        let cli = Cli::command();
+        for (path, default) in [
+            (&["eval"][..], "0"),
+            (&["tune"], "10"),
+            (&["fit", "moves"], "10"),
+        ] {
+            let mut sub = &cli;
+            for name in path {
+                sub = sub.find_subcommand(name).expect("the subcommand");
+            }
+            let arg = sub
+                .get_arguments()
+                .find(|a| a.get_long() == Some("skip-plies"))
+                .expect("--skip-plies");
+            assert_eq!(
+                arg.get_default_values(),
+                [std::ffi::OsStr::new(default)],
+                "precedent {path:?}"
+            );
+        }
+    }
+
+    #[test]
     fn no_subcommand_has_two_flags_with_the_same_name() {
         // clap accepts two --seed when one comes from a flattened struct; users then cannot
         // tell which one they set.

@@ -9,7 +9,9 @@
 //! - [`fit`]: the engine's numbers learnt from games (the move model's weights from held-out
 //!   games, the evaluation, the network, the think-time model); [`frontier`] traces, from the
 //!   move model's evidence, how a level's ways to err trade blunders against move-matching.
-//! - [`positions`]: which positions of held-out games the commands read.
+//! - [`positions`]: which positions of held-out games the commands read (the flags that select
+//!   them, the sample, the held-out split); [`stats`]: rates, paired differences and rank
+//!   correlation with their intervals, as every report gives them.
 //! - [`tune`]: the evolution strategy for the reasoner's numbers.
 //! - [`mod@bench`]: the retrieval scan's and the search's speed.
 //! - [`reasoner`]: the reasoner's settings as the workflows take them, flags derived from the
@@ -28,6 +30,7 @@ pub mod positions;
 pub mod rating;
 pub mod reasoner;
 pub mod sidebyside;
+pub mod stats;
 pub mod tournament;
 pub mod tune;
 pub mod who;

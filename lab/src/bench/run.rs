@@ -15,7 +15,8 @@ use super::{
     BenchReport, SearchBenchRow, SearchSpec, TablePolicy, bounded, repeat_boards,
     run as scan_bench, search_bench,
 };
-use crate::eval::{EvalError, casebase_keys, sample_positions};
+use crate::eval::EvalError;
+use crate::positions::{casebase_keys, sample_positions};
 
 /// Which benchmark `bench` runs, and on what.
 #[derive(clap::Args, Clone, Debug, Default)]

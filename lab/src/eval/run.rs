@@ -16,12 +16,14 @@ use shakmaty::{Chess, Move};
 
 use super::{
     Budget, EpdReport, EvalError, Outcome, Report, compare, epd_report, judge, judge_each,
-    judged_of, knowledge_keys, report, run_engine, run_reasoner, sample_positions,
+    judged_of, report, run_engine, run_reasoner,
 };
 use crate::Progress;
 use crate::client::Limit;
 use crate::epd::{EpdRecord, parse_line};
-use crate::positions::in_test_half;
+use crate::positions::{
+    FromTheFirstPly, PositionFlags, in_test_half, knowledge_keys, sample_positions,
+};
 
 /// Time per position with revise on, unless `movetime` says otherwise.
 pub const DEFAULT_REVISE_MOVETIME_MS: u64 = 100;
@@ -35,18 +37,12 @@ pub struct EvalArgs {
     /// An EPD test suite with bm/am operations instead.
     #[arg(long)]
     pub epd: Option<PathBuf>,
-    /// Lowest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub min_elo: Option<u16>,
-    /// Highest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub max_elo: Option<u16>,
+    /// Which positions: the mover's rating, the plies skipped.
+    #[command(flatten)]
+    pub select: PositionFlags<FromTheFirstPly>,
     /// Only this player's moves (repeatable).
     #[arg(long = "player", value_name = "NAME")]
     pub players: Vec<String>,
-    /// Skip the first N plies of every game.
-    #[arg(long, default_value_t = 0)]
-    pub skip_plies: u32,
     /// Positions to sample.
     #[arg(long, default_value_t = 5000)]
     pub positions: usize,
@@ -242,10 +238,7 @@ impl EvalRun<'_> {
         let started = Instant::now();
         let selection = Selection {
             players: args.players.iter().map(|p| p.to_lowercase()).collect(),
-            side: None,
-            min_elo: args.min_elo,
-            max_elo: args.max_elo,
-            skip_plies: args.skip_plies,
+            ..args.select.selection()
         };
         // The contamination guard needs the case base's game keys before sampling; an external
         // engine is measured on the same sample, so it guards against the same case base.
@@ -594,6 +587,7 @@ impl fmt::Display for EpdReport {
 mod tests {
     use super::*;
     use crate::Silent;
+    use crate::positions::Movers;
 
     fn fixture() -> String {
         concat!(
@@ -809,7 +803,13 @@ mod tests {
     fn eval_refuses_a_sample_that_no_position_passes() {
         let (cb, cfg) = reasoner();
         let args = EvalArgs {
-            min_elo: Some(4000),
+            select: PositionFlags::new(
+                Movers {
+                    min_elo: Some(4000),
+                    max_elo: None,
+                },
+                0,
+            ),
             ..sample(10)
         };
         let run = on(&args, &cb, &cfg);

@@ -9,7 +9,8 @@ pub use run::{ExperimentConfig, ExperimentError, run};
 
 use serde::Serialize;
 
-use crate::rating::normal_cdf;
+use crate::positions::parse_bands;
+use crate::stats::{normal_cdf, normal_quantile};
 use crate::tournament::MatchReport;
 
 /// One case base of the experiment.
@@ -25,42 +26,17 @@ pub struct Group {
     pub player: Option<String>,
 }
 
-/// Parses `1000-1399,1400-1799,2200-` (an open end is allowed on either side).
-pub fn parse_bands(s: &str) -> Result<Vec<Group>, String> {
-    s.split(',')
-        .filter(|b| !b.trim().is_empty())
-        .map(|b| {
-            let b = b.trim();
-            let (lo, hi) = b
-                .split_once('-')
-                .ok_or_else(|| format!("band {b:?}: expected LOW-HIGH, LOW- or -HIGH"))?;
-            let num = |t: &str| -> Result<Option<u16>, String> {
-                if t.trim().is_empty() {
-                    Ok(None)
-                } else {
-                    t.trim()
-                        .parse()
-                        .map(Some)
-                        .map_err(|_| format!("band {b:?}: {t:?} is not a rating"))
-                }
-            };
-            let (min_elo, max_elo) = (num(lo)?, num(hi)?);
-            if let (Some(l), Some(h)) = (min_elo, max_elo)
-                && l > h
-            {
-                return Err(format!("band {b:?}: low end above high end"));
-            }
-            if min_elo.is_none() && max_elo.is_none() {
-                return Err(format!("band {b:?}: give at least one end"));
-            }
-            Ok(Group {
-                label: b.to_string(),
-                min_elo,
-                max_elo,
-                player: None,
-            })
+/// One group per band of `1000-1399,1400-1799,2200-` (an open end is allowed on either side).
+pub fn band_groups(s: &str) -> Result<Vec<Group>, String> {
+    Ok(parse_bands(s)?
+        .into_iter()
+        .map(|b| Group {
+            label: b.label,
+            min_elo: b.min_elo,
+            max_elo: b.max_elo,
+            player: None,
         })
-        .collect()
+        .collect())
 }
 
 /// One group per player name.
@@ -231,12 +207,6 @@ pub fn games_needed(slope: &Slope, games_per_pair: usize) -> Option<f64> {
     }
     let ratio = (1.96 + 0.8416) * se / slope.per_100.abs();
     Some(games_per_pair as f64 * ratio * ratio)
-}
-
-/// The standard normal quantile (statrs' inverse CDF).
-pub fn normal_quantile(p: f64) -> f64 {
-    use statrs::distribution::{ContinuousCDF, Normal};
-    Normal::standard().inverse_cdf(p)
 }
 
 /// Weighted least squares of Elo on rating (weights 1/se²), slope per 100 rating points.
@@ -431,15 +401,6 @@ mod tests {
     }
 
     #[test]
-    fn normal_quantiles_invert_the_cdf() {
-        for p in [0.001, 0.025, 0.3, 0.5, 0.9, 0.975, 0.9999] {
-            let z = normal_quantile(p);
-            assert!((normal_cdf(z) - p).abs() < 1e-6, "{p}: {z}");
-        }
-        assert!((normal_quantile(0.975) - 1.959_964).abs() < 1e-5);
-    }
-
-    #[test]
     fn the_sequential_test_decides_for_an_effect_for_its_absence_or_not_at_all() {
         // Five looks share 5 %: p = 0.02 is not enough, p = 0.005 is.
         assert_eq!(stage_alpha(5), 0.01);
@@ -479,18 +440,6 @@ mod tests {
         let n = games_needed(&slope(10.0, 10.0, 0.3), 20).expect("needed");
         assert!((n - 20.0 * 7.849).abs() < 0.1, "{n}");
         assert!(games_needed(&slope(0.0, 10.0, 1.0), 20).is_none());
-    }
-
-    #[test]
-    fn parses_bands_with_open_ends() {
-        let b = parse_bands("1000-1399, 1400-1799,2200-,-999").expect("bands");
-        assert_eq!(b.len(), 4);
-        assert_eq!((b[0].min_elo, b[0].max_elo), (Some(1000), Some(1399)));
-        assert_eq!((b[2].min_elo, b[2].max_elo), (Some(2200), None));
-        assert_eq!((b[3].min_elo, b[3].max_elo), (None, Some(999)));
-        for bad in ["1800", "1800-1400", "-", "a-b"] {
-            assert!(parse_bands(bad).is_err(), "{bad}");
-        }
     }
 
     #[test]

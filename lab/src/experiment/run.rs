@@ -4,9 +4,8 @@
 use std::path::PathBuf;
 
 use crate::Progress;
-use crate::rating::{
-    Anchor, Played, crosstable, fit_elo, pairwise, record_of, spearman, spearman_p_value,
-};
+use crate::rating::{Anchor, Played, crosstable, fit_elo, pairwise, record_of};
+use crate::stats::{spearman, spearman_p_value};
 use crate::tournament::player::PlayerSpec;
 use crate::tournament::{MatchConfig, MatchReport, Pairing, PairwiseNamed, run as run_match};
 use precedent::casebase::{BuildConfig, BuildOptions, CaseBase, build};

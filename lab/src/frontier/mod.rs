@@ -18,8 +18,9 @@ use shakmaty::{Chess, Move};
 
 use crate::Progress;
 use crate::client::Limit;
-use crate::eval::{BLUNDER_CP, EvalError, judge_moves, paired_delta, wilson};
+use crate::eval::{BLUNDER_CP, EvalError, judge_moves};
 use crate::fit::moves::{BLUNDER_PAWNS, Item};
+use crate::stats::{paired_delta, wilson};
 use precedent::model::{
     Evidence, FIRST_SEARCH_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, most_probable,
 };

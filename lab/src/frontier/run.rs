@@ -13,6 +13,7 @@ use super::{Frontier, Row, Settings, chart, judge, policies, trace};
 use crate::client::Limit;
 use crate::eval::{Bars, EvalError};
 use crate::fit::moves::{Item, features, load_all, one_game_for};
+use crate::positions::Movers;
 
 /// What `frontier` traces, on which evidence.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -25,12 +26,9 @@ pub struct FrontierArgs {
     /// of the embedded parameters has seen).
     #[arg(long)]
     pub both_halves: bool,
-    /// Lowest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub min_elo: Option<u16>,
-    /// Highest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub max_elo: Option<u16>,
+    /// The movers whose positions count, by rating.
+    #[command(flatten)]
+    pub movers: Movers,
     /// Search weights to trace the level's model at (default: the level's own).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub search_weights: Vec<f64>,
@@ -206,10 +204,7 @@ fn selected_items(
     one_game: Option<&CaseBase>,
     notes: &dyn crate::Progress,
 ) -> Result<Vec<Item>, EvalError> {
-    let inside = |elo: Option<u16>| {
-        args.min_elo.is_none_or(|lo| elo.is_some_and(|e| e >= lo))
-            && args.max_elo.is_none_or(|hi| elo.is_some_and(|e| e <= hi))
-    };
+    let inside = |elo: Option<u16>| args.movers.contain(elo);
     let selected: Vec<_> = records
         .iter()
         .filter(|r| (args.both_halves || r.test) && inside(r.elo))
@@ -240,8 +235,8 @@ fn selected_items(
             "no position of the {} in the evidence passes the filters (test half{}, movers {}–{})",
             records.len(),
             if args.both_halves { " or not" } else { "" },
-            args.min_elo.map_or("any".into(), |e| e.to_string()),
-            args.max_elo.map_or("any".into(), |e| e.to_string()),
+            args.movers.min_elo.map_or("any".into(), |e| e.to_string()),
+            args.movers.max_elo.map_or("any".into(), |e| e.to_string()),
         )));
     }
     Ok(items)
@@ -395,7 +390,10 @@ mod tests {
         assert!(svg.starts_with("<svg"));
         assert!(r.to_string().contains("way to play"));
         let none = FrontierArgs {
-            min_elo: Some(4000),
+            movers: Movers {
+                min_elo: Some(4000),
+                max_elo: None,
+            },
             ..args
         };
         assert!(run(&none, &cb, &cfg, 1, 1, &Silent).is_err());

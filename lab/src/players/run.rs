@@ -16,11 +16,12 @@ use super::{Named, is_test_game, players_of, slug};
 use crate::client::Limit;
 use crate::eval::Bars;
 use crate::eval::{
-    Budget, DEFAULT_REVISE_MOVETIME_MS, EvalError, Outcome, OutcomeLine, Paired, Sample,
-    judge_moves, knowledge_keys, loss_stats, outcome_lines, paired_delta, phase, read_outcomes,
-    run_engine, run_reasoner, run_reasoner_keeping, sample_positions, write_outcomes,
+    Budget, DEFAULT_REVISE_MOVETIME_MS, EvalError, Outcome, OutcomeLine, judge_moves, loss_stats,
+    outcome_lines, phase, read_outcomes, run_engine, run_reasoner, run_reasoner_keeping,
+    write_outcomes,
 };
-use crate::positions::in_test_half;
+use crate::positions::{Sample, in_test_half, knowledge_keys, sample_positions};
+use crate::stats::{Paired, paired_delta};
 use precedent::casebase::{BuildConfig, BuildOptions, CaseBase, FitModel, build};
 use precedent::pgn::Selection;
 use precedent::player::PlayerWeights;

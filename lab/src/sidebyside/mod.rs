@@ -15,10 +15,9 @@ use precedent::position::{parse_fen, ply_of};
 use serde::Serialize;
 use shakmaty::{Move, Position, Role};
 
-use crate::eval::{
-    BLUNDER_CP, Comparison, EvalError, OutcomeLine, loss_stats, pair, paired_delta, wilson,
-};
+use crate::eval::{BLUNDER_CP, Comparison, EvalError, OutcomeLine, loss_stats, pair};
 use crate::fit::moves::parse_move;
+use crate::stats::{paired_delta, wilson};
 
 /// How `--by` splits the positions: by what the humans faced and played.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -13,7 +13,7 @@ pub mod logit;
 pub mod network;
 mod run;
 
-pub use run::{FitArgs, FitReport, FitRunError, run, sample_halves};
+pub use run::{FitArgs, FitReport, FitRunError, run};
 
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
@@ -24,7 +24,9 @@ use serde::Serialize;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
-use crate::eval::{Sample, log_likelihood, paired_delta, wilson};
+use crate::eval::log_likelihood;
+use crate::positions::Sample;
+use crate::stats::{paired_delta, wilson};
 use logit::{Example, FitError, Fitted, fit, fit_towards};
 use precedent::adapt::reuse;
 use precedent::casebase::{CaseBase, CaseBaseError, LastMove, MoveContext};

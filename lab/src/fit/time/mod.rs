@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Move};
 
-use crate::rating::spearman;
+use crate::stats::spearman;
 
 /// One timed move.
 #[derive(Clone, Debug)]
