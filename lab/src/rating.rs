@@ -198,7 +198,47 @@ fn cholesky_solve(l: &Cholesky<f64, Dyn>, b: &[f64]) -> Vec<f64> {
 /// * Games with an index outside `0..players`, a player against itself, or a score that is not a
 ///   finite number in `[0, 1]` are ignored.
 pub fn fit_elo(players: usize, games: &[Played], anchor: &Anchor) -> EloFit {
-    // Pool the games by unordered pair, in player-index terms first.
+    let pooled = pool(players, games);
+    let (zero, anchored) = match *anchor {
+        Anchor::Mean => (0.0, None),
+        Anchor::Player { index, elo } => (elo, Some(index)),
+    };
+    // Active-slot of the anchored player, when it played.
+    let anchored_slot = anchored.and_then(|p| pooled.slot.get(p).copied().flatten());
+    let mut fit = EloFit {
+        elo: vec![zero; players],
+        se: vec![f64::INFINITY; players],
+        ci_low: vec![f64::NEG_INFINITY; players],
+        ci_high: vec![f64::INFINITY; players],
+        iterations: 0,
+    };
+    if pooled.active.len() >= 2 {
+        rate_active(&mut fit, &pooled, (anchored, anchored_slot), zero);
+    }
+    if let Some(p) = anchored.filter(|&p| p < players) {
+        fit.elo[p] = zero;
+        fit.se[p] = 0.0;
+    }
+    for p in 0..players {
+        fit.ci_low[p] = fit.elo[p] - Z95 * fit.se[p];
+        fit.ci_high[p] = fit.elo[p] + Z95 * fit.se[p];
+    }
+    fit
+}
+
+/// The usable games pooled by unordered pair, over the players who played one.
+struct Pooled {
+    /// Each pair's tally, in active-slot terms.
+    pairs: Vec<PairTally>,
+    /// Each player's active slot; `None` for a player without a usable game.
+    slot: Vec<Option<usize>>,
+    /// The players with a slot, by slot.
+    active: Vec<usize>,
+}
+
+/// Pools `games` by unordered pair of `players`, in player-index terms first, then gives each
+/// player who played a slot.
+fn pool(players: usize, games: &[Played]) -> Pooled {
     let mut pooled: BTreeMap<(usize, usize), (f64, f64)> = BTreeMap::new();
     for (w, b, s) in games.iter().filter_map(|g| usable(players, g)) {
         let (key, pts) = if w < b {
@@ -233,78 +273,81 @@ pub fn fit_elo(players: usize, games: &[Played], anchor: &Anchor) -> EloFit {
             })
         })
         .collect();
+    Pooled {
+        pairs,
+        slot,
+        active,
+    }
+}
 
-    let (zero, anchored) = match *anchor {
-        Anchor::Mean => (0.0, None),
-        Anchor::Player { index, elo } => (elo, Some(index)),
-    };
-    // Active-slot of the anchored player, when it played.
-    let anchored_slot = anchored.and_then(|p| slot.get(p).copied().flatten());
+/// Fits the ratings of the active players (at least two) into `fit`, each relative to the
+/// anchor (`anchored`: the anchored player and its slot, if it played; `zero`: its rating),
+/// with its standard error from the information matrix.
+fn rate_active(
+    fit: &mut EloFit,
+    pooled: &Pooled,
+    anchored: (Option<usize>, Option<usize>),
+    zero: f64,
+) {
+    let n = pooled.active.len();
+    // Hold one rating at 0 to remove the shift the objective cannot see.
+    let reference = anchored.1.unwrap_or(0);
+    let (r, iterations) = newton(&pooled.pairs, n, reference);
+    fit.iterations = iterations;
+    let free: Vec<usize> = (0..n).filter(|&k| k != reference).collect();
+    let (_, h) = gradient_hessian(&pooled.pairs, &r);
+    let info: Vec<Vec<f64>> = free
+        .iter()
+        .map(|&a| free.iter().map(|&b| -h[a][b]).collect())
+        .collect();
+    let factor = cholesky(&info);
+    let m = mean(&r);
+    for (k, &p) in pooled.active.iter().enumerate() {
+        let (value, contrast) = relative_to_anchor(k, &r, m, anchored, zero);
+        let se = match (&factor, contrast) {
+            (Some(l), Some(c)) => {
+                let c_free: Vec<f64> = free.iter().map(|&q| c[q]).collect();
+                let x = cholesky_solve(l, &c_free);
+                let var: f64 = c_free.iter().zip(&x).map(|(a, b)| a * b).sum();
+                var.max(0.0).sqrt()
+            }
+            _ => f64::INFINITY,
+        };
+        fit.elo[p] = value;
+        fit.se[p] = se;
+    }
+}
 
-    let mut fit = EloFit {
-        elo: vec![zero; players],
-        se: vec![f64::INFINITY; players],
-        ci_low: vec![f64::NEG_INFINITY; players],
-        ci_high: vec![f64::INFINITY; players],
-        iterations: 0,
-    };
-    let n = active.len();
-    if n >= 2 {
-        // Hold one rating at 0 to remove the shift the objective cannot see.
-        let reference = anchored_slot.unwrap_or(0);
-        let (r, iterations) = newton(&pairs, n, reference);
-        fit.iterations = iterations;
-        let free: Vec<usize> = (0..n).filter(|&k| k != reference).collect();
-        let (_, h) = gradient_hessian(&pairs, &r);
-        let info: Vec<Vec<f64>> = free
-            .iter()
-            .map(|&a| free.iter().map(|&b| -h[a][b]).collect())
-            .collect();
-        let factor = cholesky(&info);
-        let m = mean(&r);
-        for (k, &p) in active.iter().enumerate() {
-            // The contrast whose variance is this player's variance relative to the anchor.
-            let (value, contrast): (f64, Option<Vec<f64>>) = match (anchored, anchored_slot) {
-                (None, _) => (
-                    r[k] - m,
-                    Some(
-                        (0..n)
-                            .map(|q| f64::from(u8::from(q == k)) - 1.0 / n as f64)
-                            .collect(),
-                    ),
-                ),
-                (Some(_), Some(a)) => (
-                    r[k] - r[a] + zero,
-                    Some(
-                        (0..n)
-                            .map(|q| f64::from(u8::from(q == k)) - f64::from(u8::from(q == a)))
-                            .collect(),
-                    ),
-                ),
-                (Some(_), None) => (r[k] - m + zero, None),
-            };
-            let se = match (&factor, contrast) {
-                (Some(l), Some(c)) => {
-                    let c_free: Vec<f64> = free.iter().map(|&q| c[q]).collect();
-                    let x = cholesky_solve(l, &c_free);
-                    let var: f64 = c_free.iter().zip(&x).map(|(a, b)| a * b).sum();
-                    var.max(0.0).sqrt()
-                }
-                _ => f64::INFINITY,
-            };
-            fit.elo[p] = value;
-            fit.se[p] = se;
-        }
+/// Slot `k`'s rating relative to the anchor (`r`: the fitted ratings, `m` their mean), and the
+/// contrast of the ratings whose variance is its variance; `None` when the anchored player did
+/// not play, so that no contrast ties this rating to it.
+fn relative_to_anchor(
+    k: usize,
+    r: &[f64],
+    m: f64,
+    (anchored, anchored_slot): (Option<usize>, Option<usize>),
+    zero: f64,
+) -> (f64, Option<Vec<f64>>) {
+    let n = r.len();
+    match (anchored, anchored_slot) {
+        (None, _) => (
+            r[k] - m,
+            Some(
+                (0..n)
+                    .map(|q| f64::from(u8::from(q == k)) - 1.0 / n as f64)
+                    .collect(),
+            ),
+        ),
+        (Some(_), Some(a)) => (
+            r[k] - r[a] + zero,
+            Some(
+                (0..n)
+                    .map(|q| f64::from(u8::from(q == k)) - f64::from(u8::from(q == a)))
+                    .collect(),
+            ),
+        ),
+        (Some(_), None) => (r[k] - m + zero, None),
     }
-    if let Some(p) = anchored.filter(|&p| p < players) {
-        fit.elo[p] = zero;
-        fit.se[p] = 0.0;
-    }
-    for p in 0..players {
-        fit.ci_low[p] = fit.elo[p] - Z95 * fit.se[p];
-        fit.ci_high[p] = fit.elo[p] + Z95 * fit.se[p];
-    }
-    fit
 }
 
 /// Maximises [`objective`] over `n` active ratings with `r[reference]` held at 0; returns the
