@@ -35,9 +35,11 @@ enum Command {
     Experiment(cmd::experiment::Args),
     /// Learn the reasoner's weights, k, p and tolerance by evolution.
     Tune(cmd::tune::Args),
-    /// Fit the move model's weights by maximum likelihood on held-out games.
+    /// Fit the engine's numbers to games: the move model, the evaluation, the network, the
+    /// think-time model (`fit moves`, `fit eval`, `fit net`, `fit time`).
     Fit(cmd::fit::Args),
-    /// Trace a level's ways to err, blunders against move-matching, from `fit`'s saved evidence.
+    /// Trace a level's ways to err, blunders against move-matching, from `fit moves`' saved
+    /// evidence.
     Frontier(cmd::frontier::Args),
     /// Which player's file explains a set of games best (log-likelihood of their moves).
     Who(cmd::who::Args),
@@ -47,13 +49,15 @@ enum Command {
     /// Compare `eval --outcomes` runs on the same positions: matching, paired differences,
     /// blunders, and a chart.
     SideBySide(cmd::sidebyside::Args),
-    /// Fit the verifier's evaluation weights to Stockfish's evaluations of analysed games.
-    FitEval(precedent_lab::evalfit::EvalFitArgs),
-    /// Train the search's network evaluation on analysed games.
-    FitNet(precedent_lab::netfit::NetFitArgs),
-    /// Fit the human think-time model (HumanTime) on clocked games and measure it on held-out
-    /// ones against two baselines.
-    FitTime(precedent_lab::pacefit::PaceFitArgs),
+    /// The old spelling of `fit eval`, kept for scripts.
+    #[command(hide = true)]
+    FitEval(precedent_lab::fit::eval::EvalFitArgs),
+    /// The old spelling of `fit net`, kept for scripts.
+    #[command(hide = true)]
+    FitNet(precedent_lab::fit::net::NetFitArgs),
+    /// The old spelling of `fit time`, kept for scripts.
+    #[command(hide = true)]
+    FitTime(precedent_lab::fit::time::TimeFitArgs),
     /// Measure the retrieval scan in cases per second, beside a read loop over the same boards
     /// (`PRECEDENT_KERNEL=avx2` measures the AVX2 path on an AVX-512 machine), or the search.
     Bench(cmd::bench::Args),
@@ -75,10 +79,10 @@ fn main() -> ExitCode {
         Some(Command::Match(args)) => cmd::matchcmd::run_cmd(args),
         Some(Command::Experiment(args)) => cmd::experiment::run_cmd(args),
         Some(Command::Tune(args)) => cmd::tune::run_cmd(args),
-        Some(Command::Fit(args)) => cmd::fit::run_cmd(args),
-        Some(Command::FitEval(args)) => cmd::fiteval::run(args),
-        Some(Command::FitTime(args)) => cmd::fittime::run(args),
-        Some(Command::FitNet(args)) => cmd::fitnet::run(args),
+        Some(Command::Fit(args)) => cmd::fit::run(args),
+        Some(Command::FitEval(args)) => cmd::fit::eval::run(args),
+        Some(Command::FitNet(args)) => cmd::fit::net::run(args),
+        Some(Command::FitTime(args)) => cmd::fit::time::run(args),
         Some(Command::Frontier(args)) => cmd::frontier::run_cmd(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
         Some(Command::SideBySide(args)) => cmd::sidebyside::run(args),
@@ -157,20 +161,53 @@ mod tests {
     }
 
     #[test]
+    fn each_command_keeps_its_own_skip_plies_default() {
+        // The flags that select positions are one struct; each command's default is its own.
+        let cli = Cli::command();
+        for (path, default) in [
+            (&["eval"][..], "0"),
+            (&["tune"], "10"),
+            (&["fit", "moves"], "10"),
+        ] {
+            let mut sub = &cli;
+            for name in path {
+                sub = sub.find_subcommand(name).expect("the subcommand");
+            }
+            let arg = sub
+                .get_arguments()
+                .find(|a| a.get_long() == Some("skip-plies"))
+                .expect("--skip-plies");
+            assert_eq!(
+                arg.get_default_values(),
+                [std::ffi::OsStr::new(default)],
+                "precedent {path:?}"
+            );
+        }
+    }
+
+    #[test]
     fn no_subcommand_has_two_flags_with_the_same_name() {
         // clap accepts two --seed when one comes from a flattened struct; users then cannot
         // tell which one they set.
-        for sub in Cli::command().get_subcommands() {
+        // Subcommands of subcommands too (`fit moves`).
+        let mut subs: Vec<(String, clap::Command)> = Cli::command()
+            .get_subcommands()
+            .map(|s| (s.get_name().to_string(), s.clone()))
+            .collect();
+        while let Some((name, sub)) = subs.pop() {
             let mut seen = std::collections::HashSet::new();
             for arg in sub.get_arguments() {
                 if let Some(long) = arg.get_long() {
                     assert!(
                         seen.insert(long.to_string()),
-                        "precedent {}: --{long} defined twice",
-                        sub.get_name()
+                        "precedent {name}: --{long} defined twice"
                     );
                 }
             }
+            subs.extend(
+                sub.get_subcommands()
+                    .map(|s| (format!("{name} {}", s.get_name()), s.clone())),
+            );
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `precedent fit-eval` and `fit-net` on analysed games: they read the `[%eval …]` comments
+//! `precedent fit eval` and `fit net` on analysed games: they read the `[%eval …]` comments
 //! of quiet positions and fit; games without evaluations are a clear error.
 
 mod common;
@@ -32,7 +32,8 @@ fn fit_eval_reads_the_evaluations_of_quiet_positions_and_prints_every_weight() {
     std::fs::write(&pgn, games).expect("write");
     let path = pgn.to_str().expect("path");
     let out = run(&[
-        "fit-eval",
+        "fit",
+        "eval",
         "--pgn",
         path,
         "--skip-plies",
@@ -69,7 +70,7 @@ fn fit_eval_without_evaluations_says_so_in_one_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     let pgn = dir.path().join("plain.pgn");
     std::fs::write(&pgn, "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n").expect("write");
-    let out = run(&["fit-eval", "--pgn", pgn.to_str().expect("path")]);
+    let out = run(&["fit", "eval", "--pgn", pgn.to_str().expect("path")]);
     assert!(!out.status.success());
     let err = stderr(&out);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
@@ -77,7 +78,7 @@ fn fit_eval_without_evaluations_says_so_in_one_line() {
         err.contains("plain.pgn") && err.contains("[%eval]"),
         "{err}"
     );
-    let missing = run(&["fit-eval", "--pgn", "/no/such/games.pgn"]);
+    let missing = run(&["fit", "eval", "--pgn", "/no/such/games.pgn"]);
     assert!(!missing.status.success());
     assert!(
         stderr(&missing).contains("/no/such/games.pgn"),
@@ -94,7 +95,8 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
     std::fs::write(&pgn, games).expect("write");
     let net = dir.path().join("trained.nnue");
     let out = run(&[
-        "fit-net",
+        "fit",
+        "net",
         "--pgn",
         pgn.to_str().expect("path"),
         "--out",
@@ -123,7 +125,8 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
     // One epoch from `net` on the games given by `games` (--pgn or --extra).
     let resume = |games: &str| {
         run(&[
-            "fit-net",
+            "fit",
+            "net",
             games,
             pgn.to_str().expect("path"),
             "--out",
@@ -166,7 +169,7 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
     // The self-play alone (no --pgn), going on from it.
     let extra_only = resume("--extra");
     assert!(extra_only.status.success(), "{}", stderr(&extra_only));
-    let neither = run(&["fit-net", "--out", more.to_str().expect("path")]);
+    let neither = run(&["fit", "net", "--out", more.to_str().expect("path")]);
     assert!(!neither.status.success());
     assert!(stderr(&neither).contains("--pgn"), "{}", stderr(&neither));
     for (init, says) in [
@@ -180,7 +183,8 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
         ),
     ] {
         let refused = run(&[
-            "fit-net",
+            "fit",
+            "net",
             "--pgn",
             pgn.to_str().expect("path"),
             "--out",
@@ -205,7 +209,8 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
     )
     .expect("write");
     let none = run(&[
-        "fit-net",
+        "fit",
+        "net",
         "--pgn",
         plain.to_str().expect("path"),
         "--out",
@@ -215,7 +220,8 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
     assert_eq!(stderr(&none).trim().lines().count(), 1, "{}", stderr(&none));
     assert!(stderr(&none).contains("plain.pgn"), "{}", stderr(&none));
     let nowhere = run(&[
-        "fit-net",
+        "fit",
+        "net",
         "--pgn",
         pgn.to_str().expect("path"),
         "--out",
@@ -231,4 +237,31 @@ fn fit_net_trains_on_the_evaluations_and_writes_a_network_the_engine_reads() {
         "{}",
         stderr(&nowhere)
     );
+}
+
+#[test]
+fn the_fits_old_spellings_still_run_and_are_not_listed() {
+    // `fit-eval`, `fit-net` and `fit-time` were the commands' names before `fit eval`, `fit net`
+    // and `fit time`; scripts may still call them.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("x.nnue");
+    let out = out.to_str().expect("path");
+    for (old, new) in [
+        (vec!["fit-eval"], vec!["fit", "eval"]),
+        (
+            vec!["fit-net", "--out", out],
+            vec!["fit", "net", "--out", out],
+        ),
+        (vec!["fit-time"], vec!["fit", "time"]),
+    ] {
+        let missing = ["--pgn", "/no/such/games.pgn"];
+        let old_run = run(&[old.as_slice(), &missing].concat());
+        let new_run = run(&[new.as_slice(), &missing].concat());
+        assert!(!old_run.status.success() && !new_run.status.success());
+        assert_eq!(stderr(&old_run), stderr(&new_run), "{old:?}");
+        assert!(stderr(&old_run).contains("/no/such/games.pgn"), "{old:?}");
+    }
+    let help = run(&["--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("fit") && !help.contains("fit-"), "{help}");
 }

@@ -1,4 +1,4 @@
-//! `precedent fit-time` on clocked games: it fits the pacing model that `HumanTime` reads, and
+//! `precedent fit time` on clocked games: it fits the pacing model that `HumanTime` reads, and
 //! measures it against its baselines on the held-out half; games without clocks are a clear
 //! error.
 
@@ -15,7 +15,8 @@ fn fit_time_fits_a_pacing_model_the_engine_accepts_and_measures_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let chart = dir.path().join("chart.svg");
     let out = run(&[
-        "fit-time",
+        "fit",
+        "time",
         "--pgn",
         pgn.to_str().expect("path"),
         "--max-games",
@@ -64,7 +65,8 @@ fn fit_time_fits_a_pacing_model_the_engine_accepts_and_measures_it() {
 #[test]
 fn games_without_clocks_or_a_case_base_without_them_are_refused() {
     let out = run(&[
-        "fit-time",
+        "fit",
+        "time",
         "--pgn",
         fixture("small.pgn").to_str().expect("path"),
     ]);
@@ -80,7 +82,8 @@ fn games_without_clocks_or_a_case_base_without_them_are_refused() {
     ]);
     assert!(built.status.success(), "{}", stderr(&built));
     let out = run(&[
-        "fit-time",
+        "fit",
+        "time",
         "--pgn",
         fixture("small.pgn").to_str().expect("path"),
         "--casebase",
@@ -88,7 +91,7 @@ fn games_without_clocks_or_a_case_base_without_them_are_refused() {
     ]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("has no clocks"), "{}", stderr(&out));
-    let missing = run(&["fit-time", "--pgn", "no-such-file.pgn"]);
+    let missing = run(&["fit", "time", "--pgn", "no-such-file.pgn"]);
     assert!(!missing.status.success());
     assert!(
         stderr(&missing).contains("no-such-file.pgn"),

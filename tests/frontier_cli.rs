@@ -1,4 +1,4 @@
-//! `precedent frontier` on evidence that `precedent fit --save-evidence --ablation` gathered
+//! `precedent frontier` on evidence that `precedent fit moves --save-evidence --ablation` gathered
 //! from real games: the rows it reports, how the errors rule's extremes relate to the most
 //! probable move, the cases ablation of every row, and clear one-line errors for damaged
 //! evidence and a missing level.
@@ -13,6 +13,7 @@ fn evidence(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("evidence.jsonl");
     let out = run(&[
         "fit",
+        "moves",
         "--pgn",
         pgn.to_str().expect("path"),
         "--positions",

@@ -6,8 +6,12 @@
 //!   external engines ([`client`]) as baselines and judges.
 //! - [`tournament`]: matches between Precedent configurations and UCI engines; [`rating`]
 //!   fits Elo ratings; [`experiment`] answers the thesis' question with them.
-//! - [`fit`]: the move model's weights from held-out games; [`frontier`] traces, from the same
-//!   evidence, how a level's ways to err trade blunders against move-matching.
+//! - [`fit`]: the engine's numbers learnt from games (the move model's weights from held-out
+//!   games, the evaluation, the network, the think-time model); [`frontier`] traces, from the
+//!   move model's evidence, how a level's ways to err trade blunders against move-matching.
+//! - [`positions`]: which positions of held-out games the commands read (the flags that select
+//!   them, the sample, the held-out split); [`stats`]: rates, paired differences and rank
+//!   correlation with their intervals, as every report gives them.
 //! - [`tune`]: the evolution strategy for the reasoner's numbers.
 //! - [`mod@bench`]: the retrieval scan's and the search's speed.
 //! - [`reasoner`]: the reasoner's settings as the workflows take them, flags derived from the
@@ -18,17 +22,15 @@ pub mod client;
 pub mod dossier;
 pub mod epd;
 pub mod eval;
-pub mod evalfit;
 pub mod experiment;
 pub mod fit;
 pub mod frontier;
-pub mod netfit;
-pub mod pacefit;
 pub mod players;
+pub mod positions;
 pub mod rating;
 pub mod reasoner;
-pub mod scale;
 pub mod sidebyside;
+pub mod stats;
 pub mod tournament;
 pub mod tune;
 pub mod who;

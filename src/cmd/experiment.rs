@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use precedent_lab::experiment::{ExperimentConfig, parse_bands, player_groups, run};
+use precedent_lab::experiment::{ExperimentConfig, band_groups, player_groups, run};
 
 use precedent_lab::reasoner::ReasonerArgs;
 use precedent_lab::tournament::MatchSettings;
@@ -58,7 +58,7 @@ pub struct Args {
 /// Runs `precedent experiment`.
 pub fn run_cmd(args: Args) -> Result<()> {
     let groups = match (&args.bands, &args.players) {
-        (Some(b), _) => parse_bands(b).map_err(anyhow::Error::msg)?,
+        (Some(b), _) => band_groups(b).map_err(anyhow::Error::msg)?,
         (None, Some(p)) => player_groups(p),
         (None, None) => bail!("give --bands or --players"),
     };

@@ -18,7 +18,7 @@
 //!   best move at those depths.
 //!
 //! The model is a conditional logit: `P(m) ∝ exp(w · x_m)` over the legal moves. Its weights
-//! are fitted by maximum likelihood (the lab's `precedent fit`, `lab/src/fit/logit.rs`) on
+//! are fitted by maximum likelihood (the lab's `precedent fit moves`, `lab/src/fit/moves/logit.rs`) on
 //! positions from games that are in neither the case base nor the test set. Everything learned from games (counts, votes, exact positions) is
 //! in the case base; only the 29 weights are in the parameter file.
 

@@ -4,7 +4,7 @@
 //! move at a time, the gap tells it how the move stands among the others), and the position's
 //! context, the imitated players' rating among it (as Maia-2 takes the rating as an input
 //! rather than fitting a network per band). One hidden layer of rectified units; the softmax over
-//! the legal moves is the linear model's. Fitted by `precedent fit` with the linear weights held
+//! the legal moves is the linear model's. Fitted by `precedent fit moves` with the linear weights held
 //! (the lab's `fit::network`).
 
 use serde::{Deserialize, Serialize};
@@ -46,7 +46,7 @@ impl Network {
         let units = self.hidden.len();
         if self.shift.len() != N_INPUTS || self.scale.len() != N_INPUTS {
             return Err(format!(
-                "the network has {} inputs where this build has {N_INPUTS}; refit it with `precedent fit`",
+                "the network has {} inputs where this build has {N_INPUTS}; refit it with `precedent fit moves`",
                 self.shift.len()
             ));
         }

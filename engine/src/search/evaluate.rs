@@ -28,7 +28,7 @@ const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
 const MOBILITY_TYPICAL: [i32; 6] = [0, 3, 5, 6, 11, 0];
 
 /// The evaluation's weighted terms, each a (middlegame, endgame) pair of centipawns; the
-/// piece-square tables stay as published. `precedent fit-eval` fits them (see [`WEIGHTS`]).
+/// piece-square tables stay as published. `precedent fit eval` fits them (see [`WEIGHTS`]).
 pub const N_TERMS: usize = 29;
 /// Where each kind of term starts among the [`N_TERMS`].
 pub mod term {
@@ -107,8 +107,8 @@ pub type Weights = [(i32, i32); N_TERMS];
 /// open files 25/10 and half-open 12/5, shield 10, king-zone attacks 20/20/40/80 (middlegame),
 /// a piece under a pawn −40/−30, hanging −25/−15, a blocked passed pawn −5/−20 and the kings'
 /// distance to its next square 0/2 per square and rank; set by hand and by self-play. Fitted
-/// to Stockfish's evaluations, alone (`precedent fit-eval --terms-only`) or together with the
-/// tables (`precedent fit-eval`), they predicted better but played no better
+/// to Stockfish's evaluations, alone (`precedent fit eval --terms-only`) or together with the
+/// tables (`precedent fit eval`), they predicted better but played no better
 /// (docs/eval.md), so they stay.
 pub const WEIGHTS: Weights = [
     (82, 94),

@@ -10,7 +10,7 @@
 //! the output's by [`QB`]; the evaluation is `SCALE · y` centipawns for the network's real
 //! output `y`.
 //!
-//! The network is trained by `precedent fit-net` (the lab) on positions of the Lichess games
+//! The network is trained by `precedent fit net` (the lab) on positions of the Lichess games
 //! with their Stockfish evaluations; the file format is [`Network::from_bytes`]'s.
 
 use std::sync::OnceLock;

@@ -72,9 +72,9 @@ pub struct EngineConfig {
     pub reuse: ReuseConfig,
     /// The revise stage (a tactical check of the cases' proposals).
     pub revise: ReviseConfig,
-    /// The move model's weights (fitted by `precedent fit`).
+    /// The move model's weights (fitted by `precedent fit moves`).
     pub model: ModelConfig,
-    /// The levels of play `elo` chooses from (fitted by `precedent fit --levels`), in
+    /// The levels of play `elo` chooses from (fitted by `precedent fit moves --levels`), in
     /// increasing order of `elo`.
     pub levels: Vec<Level>,
     /// The network the levels that share one play (read at each level's
@@ -91,7 +91,7 @@ pub struct EngineConfig {
     /// Under a clock, hold the move as long as a person would have thought about it (`HumanTime`,
     /// [`crate::think::PaceModel`]); the search itself stops by then. Off: the clock's budget.
     pub human_time: bool,
-    /// The pacing model `human_time` draws a move's time from (fitted by `precedent fit-time`).
+    /// The pacing model `human_time` draws a move's time from (fitted by `precedent fit time`).
     #[serde(skip_serializing_if = "PaceModel::is_empty")]
     pub pace: PaceModel,
     /// How a player file's evidence moves the move model (fitted by `precedent players --fit`).
@@ -133,7 +133,7 @@ pub struct Level {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluation: Option<Evaluation>,
     /// Whether a model without a network of its own plays the levels' shared network at the
-    /// band's middle rating (as `fit --levels` fits it); `false` for a level fitted and
+    /// band's middle rating (as `fit moves --levels` fits it); `false` for a level fitted and
     /// calibrated on its linear weights alone.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub share_network: bool,

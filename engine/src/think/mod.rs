@@ -482,7 +482,7 @@ fn think_best(
 
 /// The move model's judgement of a position from scratch: retrieve and vote (within the first
 /// share of the time), search every legal move, gather the evidence and pick by `cfg.style`.
-/// What `precedent fit` learns from; [`think`] does the same when its style uses the model.
+/// What `precedent fit moves` learns from; [`think`] does the same when its style uses the model.
 ///
 /// With a player on top of the case base, the player's nearest cases vote too (the decision
 /// returned is theirs: the games a move is explained by), and their evidence moves the

@@ -3,7 +3,7 @@
 //! cases took when the case base remembers their clocks.
 //!
 //! The pacing model is a linear model of the log of the seconds taken ([`PACE_FEATURES`]),
-//! fitted by `precedent fit-time` on clocked games (its weights ship in `casebases/default.toml`,
+//! fitted by `precedent fit time` on clocked games (its weights ship in `casebases/default.toml`,
 //! `[pace]`; the games do not), with the spread of people's times around it (`sigma`, the
 //! residuals' standard deviation in log-seconds). A move's time is drawn from that spread, so
 //! fast recaptures and long thinks come out in people's proportions, not only their median.

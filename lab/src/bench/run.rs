@@ -10,12 +10,13 @@ use precedent::casebase::CaseBase;
 use serde::Serialize;
 use shakmaty::{Color, Position};
 
+use super::scale::ScaleReport;
 use super::{
     BenchReport, SearchBenchRow, SearchSpec, TablePolicy, bounded, repeat_boards,
     run as scan_bench, search_bench,
 };
-use crate::eval::{EvalError, casebase_keys, sample_positions};
-use crate::scale::ScaleReport;
+use crate::eval::EvalError;
+use crate::positions::{casebase_keys, sample_positions};
 
 /// Which benchmark `bench` runs, and on what.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -123,7 +124,7 @@ pub fn measure(args: &BenchArgs, threads: usize) -> Result<BenchOutcome, EvalErr
     if let (Some(n), Some(pool), Some(out)) = (args.scale, &args.pool, &args.out) {
         let pool = CaseBase::open(pool)?;
         let positions = bounded_queries(&pool, &args.queries, args.query_count)?;
-        let report = crate::scale::run(&pool, n, out, &positions, args.k, threads)
+        let report = super::scale::run(&pool, n, out, &positions, args.k, threads)
             .map_err(|e| EvalError::Other(e.to_string()))?;
         return Ok(BenchOutcome::Scale { report, threads });
     }

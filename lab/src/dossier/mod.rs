@@ -279,6 +279,16 @@ impl fmt::Display for Dossier {
                 r.median, r.low, r.high
             ))
         )?;
+        self.write_openings(f)?;
+        self.write_errors(f)?;
+        self.write_clocks(f)?;
+        self.write_departures(f)
+    }
+}
+
+impl Dossier {
+    /// The main lines played as White and as Black.
+    fn write_openings(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (side, lines) in [("White", &self.white), ("Black", &self.black)] {
             writeln!(
                 f,
@@ -298,6 +308,12 @@ impl fmt::Display for Dossier {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// Their blunders and mean loss by the judge, and how the generic model reads them.
+    fn write_errors(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &self.profile;
         writeln!(f, "\nErrors:")?;
         match (&p.judged, &self.band_blunders) {
             (Some(j), Some((band, rate))) => writeln!(
@@ -331,6 +347,12 @@ impl fmt::Display for Dossier {
                 m.default_log_likelihood
             )?;
         }
+        Ok(())
+    }
+
+    /// Their clock use by time control: median seconds a move by move number.
+    fn write_clocks(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &self.profile;
         writeln!(f, "\nClock use (median seconds a move by move number):")?;
         if p.clocks.is_empty() {
             writeln!(f, "  their games have no clocks")?;
@@ -360,6 +382,11 @@ impl fmt::Display for Dossier {
                 medians.join("  ")
             )?;
         }
+        Ok(())
+    }
+
+    /// Where they depart from the generic model in their repertoire.
+    fn write_departures(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "\nWhere they depart from the generic model (their repertoire, 3 games or more):"

@@ -15,13 +15,16 @@ use precedent::think::EngineConfig;
 use shakmaty::{Chess, Move};
 
 use super::{
-    Budget, EpdReport, EvalError, Outcome, Report, compare, epd_report, judge, judge_each,
-    judged_of, knowledge_keys, report, run_engine, run_reasoner, sample_positions,
+    Budget, EpdReport, EvalError, Judged, Outcome, OutcomeLine, Report, compare, epd_report, judge,
+    judge_each, judged_of, report, run_engine, run_reasoner,
 };
 use crate::Progress;
 use crate::client::Limit;
 use crate::epd::{EpdRecord, parse_line};
-use crate::fit::in_test_half;
+use crate::positions::{
+    FromTheFirstPly, PositionFlags, Sample, SampleStats, in_test_half, knowledge_keys,
+    sample_positions,
+};
 
 /// Time per position with revise on, unless `movetime` says otherwise.
 pub const DEFAULT_REVISE_MOVETIME_MS: u64 = 100;
@@ -35,18 +38,12 @@ pub struct EvalArgs {
     /// An EPD test suite with bm/am operations instead.
     #[arg(long)]
     pub epd: Option<PathBuf>,
-    /// Lowest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub min_elo: Option<u16>,
-    /// Highest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub max_elo: Option<u16>,
+    /// Which positions: the mover's rating, the plies skipped.
+    #[command(flatten)]
+    pub select: PositionFlags<FromTheFirstPly>,
     /// Only this player's moves (repeatable).
     #[arg(long = "player", value_name = "NAME")]
     pub players: Vec<String>,
-    /// Skip the first N plies of every game.
-    #[arg(long, default_value_t = 0)]
-    pub skip_plies: u32,
     /// Positions to sample.
     #[arg(long, default_value_t = 5000)]
     pub positions: usize,
@@ -97,7 +94,7 @@ pub struct EvalArgs {
     #[arg(long, requires = "elo", conflicts_with = "engine")]
     pub against_default: bool,
     /// Sample only games of `fit`'s test half (a hash of each game), so that a model fitted by
-    /// `precedent fit` on the same file is measured on games it never saw.
+    /// `precedent fit moves` on the same file is measured on games it never saw.
     #[arg(long)]
     pub fit_test_half: bool,
     /// Write each position's outcome to FILE (a JSON object a line: FEN, human move, move
@@ -238,39 +235,8 @@ impl EvalRun<'_> {
     pub fn pgn(&self, bars: &dyn Bars) -> Result<Report, EvalError> {
         let args = self.args;
         self.refuse_comparisons_of_an_engine()?;
-        let pgn = args.pgn.as_deref().unwrap_or_default();
         let started = Instant::now();
-        let selection = Selection {
-            players: args.players.iter().map(|p| p.to_lowercase()).collect(),
-            side: None,
-            min_elo: args.min_elo,
-            max_elo: args.max_elo,
-            skip_plies: args.skip_plies,
-        };
-        // The contamination guard needs the case base's game keys before sampling; an external
-        // engine is measured on the same sample, so it guards against the same case base.
-        let mut keys = knowledge_keys(self.cb);
-        let other = match &args.compare {
-            Some(path) => {
-                // A player file goes on top of this run's generic case base.
-                let other = match precedent::player::Player::of(CaseBase::open(path)?) {
-                    Ok(player) => Other::Player(Box::new(player)),
-                    Err(cases) => Other::Cases(cases),
-                };
-                keys.extend(knowledge_keys(other.knowledge(self.cb.generic())));
-                Some(other)
-            }
-            None => None,
-        };
-        let keep = |g: &precedent::pgn::ParsedGame| !args.fit_test_half || in_test_half(g.key);
-        let (samples, stats) =
-            sample_positions(pgn, &selection, args.positions, self.seed, &keys, &keep)?;
-        if samples.is_empty() {
-            return Err(EvalError::Other(format!(
-                "{pgn}: no position passes the filters (after excluding {} games found in the case base)",
-                stats.games_in_casebase
-            )));
-        }
+        let (samples, stats, other) = self.held_out_sample()?;
         let positions: Vec<(Game, Option<Move>)> = samples
             .iter()
             .map(|s| (s.game.clone(), Some(s.human)))
@@ -311,29 +277,10 @@ impl EvalRun<'_> {
             None
         };
         if let Some(judge_cmd) = &args.judge {
-            let limit: Limit = args.judge_limit.parse()?;
-            let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
-                .iter()
-                .zip(&outcomes)
-                .map(|(s, o)| (s.game.position.clone(), o.played, Some(s.human)))
-                .collect();
-            let bar = bars.bar("positions judged");
-            let losses = judge_each(judge_cmd, &[], limit, &items, self.threads, &*bar)?;
-            for (line, (loss, human_loss)) in lines.iter_mut().zip(&losses) {
-                (line.loss, line.human_loss) = (*loss, *human_loss);
-            }
-            r.judged = Some(judged_of(&losses));
-            if let Some(theirs) = &default_moves {
-                // The humans' moves are judged once, above.
-                let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
-                    .iter()
-                    .zip(theirs)
-                    .map(|(s, o)| (s.game.position.clone(), o.played, None))
-                    .collect();
-                let bar = bars.bar("default style's moves judged");
-                let judged = judge(judge_cmd, &[], limit, &items, self.threads, &*bar)?;
-                r.default_judged = Some(judged);
-            }
+            let moves = (samples.as_slice(), outcomes.as_slice());
+            let judged =
+                self.judge_runs(judge_cmd, moves, default_moves.as_deref(), &mut lines, bars)?;
+            (r.judged, r.default_judged) = (Some(judged.0), judged.1);
             r.seconds = seconds();
         }
         // Written last, so that they carry the judge's losses.
@@ -341,6 +288,77 @@ impl EvalRun<'_> {
             super::write_outcomes(path, &lines)?;
         }
         Ok(r)
+    }
+
+    /// The positions sampled from the held-out games of `--pgn` (none of the case base's, nor
+    /// of `--compare`'s, which is opened here), with the sampling's counts.
+    fn held_out_sample(&self) -> Result<(Vec<Sample>, SampleStats, Option<Other>), EvalError> {
+        let args = self.args;
+        let pgn = args.pgn.as_deref().unwrap_or_default();
+        let selection = Selection {
+            players: args.players.iter().map(|p| p.to_lowercase()).collect(),
+            ..args.select.selection()
+        };
+        // The contamination guard needs the case base's game keys before sampling; an external
+        // engine is measured on the same sample, so it guards against the same case base.
+        let mut keys = knowledge_keys(self.cb);
+        let other = match &args.compare {
+            Some(path) => {
+                // A player file goes on top of this run's generic case base.
+                let other = match precedent::player::Player::of(CaseBase::open(path)?) {
+                    Ok(player) => Other::Player(Box::new(player)),
+                    Err(cases) => Other::Cases(cases),
+                };
+                keys.extend(knowledge_keys(other.knowledge(self.cb.generic())));
+                Some(other)
+            }
+            None => None,
+        };
+        let keep = |g: &precedent::pgn::ParsedGame| !args.fit_test_half || in_test_half(g.key);
+        let (samples, stats) =
+            sample_positions(pgn, &selection, args.positions, self.seed, &keys, &keep)?;
+        if samples.is_empty() {
+            return Err(EvalError::Other(format!(
+                "{pgn}: no position passes the filters (after excluding {} games found in the case base)",
+                stats.games_in_casebase
+            )));
+        }
+        Ok((samples, stats, other))
+    }
+
+    /// Judges the moves played and the humans' (their losses go into `lines`), and the default
+    /// style's moves when they were played: the judged run and the judged default style.
+    fn judge_runs(
+        &self,
+        judge_cmd: &str,
+        (samples, outcomes): (&[Sample], &[Outcome]),
+        default_moves: Option<&[Outcome]>,
+        lines: &mut [OutcomeLine],
+        bars: &dyn Bars,
+    ) -> Result<(Judged, Option<Judged>), EvalError> {
+        let limit: Limit = self.args.judge_limit.parse()?;
+        let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
+            .iter()
+            .zip(outcomes)
+            .map(|(s, o)| (s.game.position.clone(), o.played, Some(s.human)))
+            .collect();
+        let bar = bars.bar("positions judged");
+        let losses = judge_each(judge_cmd, &[], limit, &items, self.threads, &*bar)?;
+        for (line, (loss, human_loss)) in lines.iter_mut().zip(&losses) {
+            (line.loss, line.human_loss) = (*loss, *human_loss);
+        }
+        let Some(theirs) = default_moves else {
+            return Ok((judged_of(&losses), None));
+        };
+        // The humans' moves are judged once, above.
+        let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
+            .iter()
+            .zip(theirs)
+            .map(|(s, o)| (s.game.position.clone(), o.played, None))
+            .collect();
+        let bar = bars.bar("default style's moves judged");
+        let judged = judge(judge_cmd, &[], limit, &items, self.threads, &*bar)?;
+        Ok((judged_of(&losses), Some(judged)))
     }
 
     /// The comparisons that run Precedent again on the same positions (`ablation`, `compare`,
@@ -594,6 +612,7 @@ impl fmt::Display for EpdReport {
 mod tests {
     use super::*;
     use crate::Silent;
+    use crate::positions::Movers;
 
     fn fixture() -> String {
         concat!(
@@ -809,7 +828,13 @@ mod tests {
     fn eval_refuses_a_sample_that_no_position_passes() {
         let (cb, cfg) = reasoner();
         let args = EvalArgs {
-            min_elo: Some(4000),
+            select: PositionFlags::new(
+                Movers {
+                    min_elo: Some(4000),
+                    max_elo: None,
+                },
+                0,
+            ),
             ..sample(10)
         };
         let run = on(&args, &cb, &cfg);

@@ -12,12 +12,13 @@ use serde::Serialize;
 use super::{Frontier, Row, Settings, chart, judge, policies, trace};
 use crate::client::Limit;
 use crate::eval::{Bars, EvalError};
-use crate::fit::{Item, features, load_all, one_game_for};
+use crate::fit::moves::{Item, features, load_all, one_game_for};
+use crate::positions::Movers;
 
 /// What `frontier` traces, on which evidence.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct FrontierArgs {
-    /// Evidence saved by `precedent fit --save-evidence` (repeatable); it must have been
+    /// Evidence saved by `precedent fit moves --save-evidence` (repeatable); it must have been
     /// gathered with the same case base.
     #[arg(long, value_name = "FILE", required = true)]
     pub evidence: Vec<PathBuf>,
@@ -25,12 +26,9 @@ pub struct FrontierArgs {
     /// of the embedded parameters has seen).
     #[arg(long)]
     pub both_halves: bool,
-    /// Lowest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub min_elo: Option<u16>,
-    /// Highest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub max_elo: Option<u16>,
+    /// The movers whose positions count, by rating.
+    #[command(flatten)]
+    pub movers: Movers,
     /// Search weights to trace the level's model at (default: the level's own).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub search_weights: Vec<f64>,
@@ -93,7 +91,7 @@ impl std::str::FromStr for Hidden {
 
 /// The settings `frontier` leaves to the evidence: every setting given (by name) but the level
 /// (`elo`) and the seed is refused, since the evidence fixed the retrieval and the search when
-/// `fit` gathered it, and the level chooses the style.
+/// `fit moves` gathered it, and the level chooses the style.
 pub fn refuse_fixed_settings(given: &[(String, String)]) -> Result<(), EvalError> {
     match given
         .iter()
@@ -157,7 +155,7 @@ pub fn run(
         };
     let records = load_all(&args.evidence).map_err(|e| EvalError::Other(e.to_string()))?;
     let notes = bars.bar("positions");
-    // The cases ablation, when the evidence was gathered with `fit --ablation`.
+    // The cases ablation, when the evidence was gathered with `fit moves --ablation`.
     let one_game = one_game_for(cb, &records)?;
     let items = selected_items(args, cb, cfg, &records, one_game.as_ref(), &*notes)?;
     let refs: Vec<&Item> = items.iter().collect();
@@ -202,14 +200,11 @@ fn selected_items(
     args: &FrontierArgs,
     cb: &CaseBase,
     cfg: &EngineConfig,
-    records: &[crate::fit::Record],
+    records: &[crate::fit::moves::Record],
     one_game: Option<&CaseBase>,
     notes: &dyn crate::Progress,
 ) -> Result<Vec<Item>, EvalError> {
-    let inside = |elo: Option<u16>| {
-        args.min_elo.is_none_or(|lo| elo.is_some_and(|e| e >= lo))
-            && args.max_elo.is_none_or(|hi| elo.is_some_and(|e| e <= hi))
-    };
+    let inside = |elo: Option<u16>| args.movers.contain(elo);
     let selected: Vec<_> = records
         .iter()
         .filter(|r| (args.both_halves || r.test) && inside(r.elo))
@@ -240,8 +235,8 @@ fn selected_items(
             "no position of the {} in the evidence passes the filters (test half{}, movers {}–{})",
             records.len(),
             if args.both_halves { " or not" } else { "" },
-            args.min_elo.map_or("any".into(), |e| e.to_string()),
-            args.max_elo.map_or("any".into(), |e| e.to_string()),
+            args.movers.min_elo.map_or("any".into(), |e| e.to_string()),
+            args.movers.max_elo.map_or("any".into(), |e| e.to_string()),
         )));
     }
     Ok(items)
@@ -318,7 +313,7 @@ impl fmt::Display for FrontierReport {
             f,
             "(search: moves the evidence's own search found at least 2 pawns worse; judge: blunders \
              of at least 200 cp and mean loss by the judge; Δcases: matching with the case base \
-             minus with a one-game case base, when the evidence was gathered with fit --ablation)"
+             minus with a one-game case base, when the evidence was gathered with fit moves --ablation)"
         )?;
         if let Some(path) = &self.chart {
             writeln!(f, "chart: {path}")?;
@@ -331,7 +326,7 @@ impl fmt::Display for FrontierReport {
 mod tests {
     use super::*;
     use crate::Silent;
-    use crate::fit::{FitArgs, run as fit};
+    use crate::fit::moves::{FitArgs, run as fit};
 
     #[test]
     fn frontier_refuses_settings_the_evidence_fixed() {
@@ -395,7 +390,10 @@ mod tests {
         assert!(svg.starts_with("<svg"));
         assert!(r.to_string().contains("way to play"));
         let none = FrontierArgs {
-            min_elo: Some(4000),
+            movers: Movers {
+                min_elo: Some(4000),
+                max_elo: None,
+            },
             ..args
         };
         assert!(run(&none, &cb, &cfg, 1, 1, &Silent).is_err());

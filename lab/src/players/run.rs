@@ -16,11 +16,12 @@ use super::{Named, is_test_game, players_of, slug};
 use crate::client::Limit;
 use crate::eval::Bars;
 use crate::eval::{
-    Budget, DEFAULT_REVISE_MOVETIME_MS, EvalError, Outcome, OutcomeLine, Paired, Sample,
-    judge_moves, knowledge_keys, loss_stats, outcome_lines, paired_delta, phase, read_outcomes,
-    run_engine, run_reasoner, run_reasoner_keeping, sample_positions, write_outcomes,
+    Budget, DEFAULT_REVISE_MOVETIME_MS, EvalError, Outcome, OutcomeLine, judge_moves, loss_stats,
+    outcome_lines, phase, read_outcomes, run_engine, run_reasoner, run_reasoner_keeping,
+    write_outcomes,
 };
-use crate::fit::in_test_half;
+use crate::positions::{Sample, in_test_half, knowledge_keys, sample_positions};
+use crate::stats::{Paired, paired_delta};
 use precedent::casebase::{BuildConfig, BuildOptions, CaseBase, FitModel, build};
 use precedent::pgn::Selection;
 use precedent::player::PlayerWeights;
@@ -296,30 +297,9 @@ fn fit_layer(dir: &Path, out: &Path) -> Result<LayerFit, EvalError> {
     })
 }
 
-/// Runs `precedent players` with the reasoner `cfg` on the generic case base `generic`.
-pub fn run(
-    args: &PlayersArgs,
-    generic: Arc<CaseBase>,
-    cfg: &EngineConfig,
-    seed: u64,
-    threads: usize,
-    bars: &dyn Bars,
-) -> Result<PlayersReport, EvalError> {
-    let started = Instant::now();
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| EvalError::Other(format!("{}: cannot create: {e}", args.out.display())))?;
-    if let (true, Some(out)) = (args.fit_only, &args.fit) {
-        return Ok(PlayersReport {
-            pgn: args.pgn.clone(),
-            settings: format!("the evidence in {}", args.out.display()),
-            players: Vec::new(),
-            mean_vs_generic: None,
-            mean_vs_engine: None,
-            mean_by_games: Vec::new(),
-            layer: Some(fit_layer(&args.out, out)?),
-            seconds: started.elapsed().as_secs_f64(),
-        });
-    }
+/// The players of `--pgn` with `--min-games` games or more (their names joined by `--alias`),
+/// only those of `--player` when given; an error when there is none.
+fn selected_players(args: &PlayersArgs) -> Result<Vec<Named>, EvalError> {
     let aliases: Vec<(String, String)> = args
         .aliases
         .iter()
@@ -351,6 +331,34 @@ pub fn run(
             }
         )));
     }
+    Ok(players)
+}
+
+/// Runs `precedent players` with the reasoner `cfg` on the generic case base `generic`.
+pub fn run(
+    args: &PlayersArgs,
+    generic: Arc<CaseBase>,
+    cfg: &EngineConfig,
+    seed: u64,
+    threads: usize,
+    bars: &dyn Bars,
+) -> Result<PlayersReport, EvalError> {
+    let started = Instant::now();
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| EvalError::Other(format!("{}: cannot create: {e}", args.out.display())))?;
+    if let (true, Some(out)) = (args.fit_only, &args.fit) {
+        return Ok(PlayersReport {
+            pgn: args.pgn.clone(),
+            settings: format!("the evidence in {}", args.out.display()),
+            players: Vec::new(),
+            mean_vs_generic: None,
+            mean_vs_engine: None,
+            mean_by_games: Vec::new(),
+            layer: Some(fit_layer(&args.out, out)?),
+            seconds: started.elapsed().as_secs_f64(),
+        });
+    }
+    let players = selected_players(args)?;
     let fit = (args.fit_movetime > 0).then(|| {
         super::model::fit_hook(
             Arc::clone(&generic),
@@ -415,7 +423,8 @@ pub fn run(
     })
 }
 
-/// The positions of a player's test games, with the number of games they came from.
+/// The positions of a player's test games, with the number of games they came from; an error
+/// when there is none.
 fn test_positions(
     args: &PlayersArgs,
     named: &Named,
@@ -448,7 +457,21 @@ fn test_positions(
         samples.shuffle(&mut rng);
         samples.truncate(args.positions);
     }
+    if samples.is_empty() {
+        return Err(EvalError::Other(format!(
+            "{}: no test position (every game in a file, or none past ply {})",
+            named.name, args.skip_plies
+        )));
+    }
     Ok((samples, games))
+}
+
+/// The samples' positions as the engines take them, each with the human's move.
+fn positions_of(samples: &[Sample]) -> Vec<(Game, Option<Move>)> {
+    samples
+        .iter()
+        .map(|s| (s.game.clone(), Some(s.human)))
+        .collect()
 }
 
 /// Builds the player's file from their training games (their first `max_games` only, when
@@ -537,6 +560,164 @@ fn versus(own: &[Outcome], other: &[Outcome]) -> Versus {
     }
 }
 
+/// Each phase's matching: the player's engine's against the generic engine's, and the
+/// external engine's when there is one.
+fn by_phase(
+    samples: &[Sample],
+    own: &[Outcome],
+    generic: &[Outcome],
+    engine: Option<&[Outcome]>,
+) -> Vec<ByPhase> {
+    ["plies 0-9", "plies 10-39", "plies 40+"]
+        .iter()
+        .filter_map(|p| {
+            let at: Vec<usize> = (0..samples.len())
+                .filter(|i| phase(samples[*i].ply) == *p)
+                .collect();
+            if at.is_empty() {
+                return None;
+            }
+            let pick = |o: &[Outcome]| at.iter().map(|i| o[*i].clone()).collect::<Vec<_>>();
+            let (g, mine) = (pick(generic), pick(own));
+            Some(ByPhase {
+                phase: p.to_string(),
+                positions: at.len() as u64,
+                generic: rate(&g),
+                player: versus(&mine, &g),
+                engine: engine.map(|e| rate(&pick(e))),
+            })
+        })
+        .collect()
+}
+
+/// The external engine `cmd`'s outcomes on the player's test positions: read again when a
+/// previous run with the same engine and limit wrote them, else played and written.
+fn external_outcomes(
+    args: &PlayersArgs,
+    cmd: &str,
+    name: &str,
+    samples: &[Sample],
+    threads: usize,
+    bars: &dyn Bars,
+) -> Result<Vec<Outcome>, EvalError> {
+    let path = args.out.join(format!(
+        "{name}.engine-{}.jsonl",
+        digest(&format!("{cmd} {}", args.limit))
+    ));
+    if let Some(o) = cached(&path, samples) {
+        return Ok(o);
+    }
+    let positions = positions_of(samples);
+    let limit: Limit = args.limit.parse()?;
+    let bar = bars.bar("external engine");
+    let o = run_engine(cmd, &[], limit, &positions, threads, &*bar)?;
+    write_outcomes(&path, &outcome_lines(samples, &o))?;
+    Ok(o)
+}
+
+/// The player's engine's outcomes (the player's file on the generic case base), with the
+/// evidence of each position for the player layer.
+fn player_outcomes(
+    (generic, player): (&CaseBase, &Player),
+    samples: &[Sample],
+    cfg: &EngineConfig,
+    (budget, seed): (Budget, u64),
+    bars: &dyn Bars,
+) -> (Vec<Outcome>, Vec<LayerEvidence>) {
+    let positions = positions_of(samples);
+    let bar = bars.bar("player's engine");
+    bar.start(positions.len() as u64);
+    let keep = |i: usize, t: &precedent::think::Thought| {
+        let s = &samples[i];
+        LayerEvidence::of(t, player, s.ply, s.human, cfg)
+    };
+    let kept = run_reasoner_keeping(
+        Knowledge::with_player(generic, player),
+        &positions,
+        cfg,
+        budget,
+        seed,
+        &|_| bar.advance(1),
+        &keep,
+    );
+    bar.finish();
+    let evidence: Vec<LayerEvidence> = kept.iter().filter_map(|k| k.1.clone().flatten()).collect();
+    (kept.into_iter().map(|k| k.0).collect::<Vec<_>>(), evidence)
+}
+
+/// The player's matching with files of their first N games (each N of `--games` below their
+/// training games), against the generic engine's and the external engine's (`against`); each
+/// file is built, measured by `with_partial` and removed.
+fn partial_files(
+    args: &PlayersArgs,
+    (named, fit): (&Named, &Option<FitModel>),
+    train_games: u64,
+    (generic_out, engine_out): (&[Outcome], Option<&[Outcome]>),
+    with_partial: &dyn Fn(&Player, &str) -> Vec<Outcome>,
+) -> Result<Vec<BySize>, EvalError> {
+    let name = slug(&named.name);
+    let mut by_games = Vec::new();
+    let mut sizes = args.games.clone();
+    sizes.sort_unstable();
+    sizes.dedup();
+    for n in sizes.into_iter().filter(|n| *n < train_games) {
+        let part = args.out.join(format!("{name}.first-{n}.cb"));
+        let (partial, _, _) = player_file(args, (named, fit), &part, Some(n))?;
+        let o = with_partial(&partial, &format!("first {n} games"));
+        drop(partial);
+        let _ = std::fs::remove_file(&part);
+        by_games.push(BySize {
+            games: n,
+            vs_generic: versus(&o, generic_out),
+            vs_engine: engine_out.map(|e| versus(&o, e)),
+        });
+    }
+    Ok(by_games)
+}
+
+/// Builds the player's file `file` from their training games (the first `first` of them when
+/// given) and opens it: the player, their training games, and the build's seconds.
+fn player_file(
+    args: &PlayersArgs,
+    (named, fit): (&Named, &Option<FitModel>),
+    file: &Path,
+    first: Option<u64>,
+) -> Result<(Player, u64, f64), EvalError> {
+    let (train_games, build_seconds) = build_file(args, named, file, first, fit)?;
+    let player = Player::of(CaseBase::open(file)?)
+        .map_err(|cb| EvalError::Other(format!("{}: built without a profile", cb.name())))?;
+    Ok((player, train_games, build_seconds))
+}
+
+/// Runs the reasoner over `positions` with these settings, a progress bar named `what` for
+/// each run.
+fn reasoner_over<'a>(
+    positions: &'a [(Game, Option<Move>)],
+    cfg: &'a EngineConfig,
+    (budget, seed): (Budget, u64),
+    bars: &'a dyn Bars,
+) -> impl Fn(Knowledge<'_>, &str) -> Vec<Outcome> + 'a {
+    move |k: Knowledge<'_>, what: &str| {
+        let bar = bars.bar(what);
+        bar.start(positions.len() as u64);
+        let out = run_reasoner(k, positions, cfg, budget, seed, &|_| bar.advance(1));
+        bar.finish();
+        out
+    }
+}
+
+/// Where the generic engine's outcomes for player `name` are kept: they depend on the positions
+/// and the settings alone (not the player's weights), so a rerun reuses them.
+fn generic_path(args: &PlayersArgs, name: &str, cfg: &EngineConfig, seed: u64) -> PathBuf {
+    let generic_cfg = EngineConfig {
+        player: PlayerWeights::default(),
+        ..cfg.clone()
+    };
+    let settings = format!("{:?} {:?} {seed}", args.movetime, generic_cfg);
+    args.out
+        .join(format!("{name}.generic-{}.jsonl", digest(&settings)))
+}
+
 /// Measures one player.
 #[allow(clippy::too_many_arguments)]
 fn measure(
@@ -551,44 +732,18 @@ fn measure(
 ) -> Result<PlayerResult, EvalError> {
     let name = slug(&named.name);
     let file = args.out.join(format!("{name}.cb"));
-    let (train_games, build_seconds) = build_file(args, named, &file, None, fit)?;
-    let player = Player::of(CaseBase::open(&file)?)
-        .map_err(|cb| EvalError::Other(format!("{}: built without a profile", cb.name())))?;
+    let (player, train_games, build_seconds) = player_file(args, (named, fit), &file, None)?;
     let exclude = knowledge_keys(Knowledge::with_player(generic, &player));
     let (samples, test_games) = test_positions(args, named, &exclude, seed)?;
-    if samples.is_empty() {
-        return Err(EvalError::Other(format!(
-            "{}: no test position (every game in a file, or none past ply {})",
-            named.name, args.skip_plies
-        )));
-    }
-    let positions: Vec<(Game, Option<Move>)> = samples
-        .iter()
-        .map(|s| (s.game.clone(), Some(s.human)))
-        .collect();
+    let positions = positions_of(&samples);
     let budget = Budget::from_flags(
         None,
         args.movetime,
         cfg.revise.enabled,
         DEFAULT_REVISE_MOVETIME_MS,
     );
-    let reasoner = |k: Knowledge<'_>, what: &str| {
-        let bar = bars.bar(what);
-        bar.start(positions.len() as u64);
-        let out = run_reasoner(k, &positions, cfg, budget, seed, &|_| bar.advance(1));
-        bar.finish();
-        out
-    };
-    // The generic engine's outcomes depend on the positions and the settings alone: a rerun
-    // reuses them.
-    let generic_cfg = EngineConfig {
-        player: PlayerWeights::default(),
-        ..cfg.clone()
-    };
-    let settings = format!("{:?} {:?} {seed}", args.movetime, generic_cfg);
-    let generic_path = args
-        .out
-        .join(format!("{name}.generic-{}.jsonl", digest(&settings)));
+    let reasoner = reasoner_over(&positions, cfg, (budget, seed), bars);
+    let generic_path = generic_path(args, &name, cfg, seed);
     let generic_out = match cached(&generic_path, &samples) {
         Some(o) => o,
         None => {
@@ -597,97 +752,28 @@ fn measure(
             o
         }
     };
-    let (own, evidence) = {
-        let bar = bars.bar("player's engine");
-        bar.start(positions.len() as u64);
-        let keep = |i: usize, t: &precedent::think::Thought| {
-            let s = &samples[i];
-            LayerEvidence::of(t, &player, s.ply, s.human, cfg)
-        };
-        let kept = run_reasoner_keeping(
-            Knowledge::with_player(generic, &player),
-            &positions,
-            cfg,
-            budget,
-            seed,
-            &|_| bar.advance(1),
-            &keep,
-        );
-        bar.finish();
-        let evidence: Vec<LayerEvidence> =
-            kept.iter().filter_map(|k| k.1.clone().flatten()).collect();
-        (kept.into_iter().map(|k| k.0).collect::<Vec<_>>(), evidence)
-    };
+    let (own, evidence) = player_outcomes((generic, &player), &samples, cfg, (budget, seed), bars);
     write_outcomes(
         &args.out.join(format!("{name}.player.jsonl")),
         &outcome_lines(&samples, &own),
     )?;
     super::layer::write(&args.out.join(format!("{name}.evidence.jsonl")), &evidence)?;
     let engine_out = match &args.engine {
-        Some(cmd) => {
-            let path = args.out.join(format!(
-                "{name}.engine-{}.jsonl",
-                digest(&format!("{cmd} {}", args.limit))
-            ));
-            Some(match cached(&path, &samples) {
-                Some(o) => o,
-                None => {
-                    let limit: Limit = args.limit.parse()?;
-                    let bar = bars.bar("external engine");
-                    let o = run_engine(cmd, &[], limit, &positions, threads, &*bar)?;
-                    write_outcomes(&path, &outcome_lines(&samples, &o))?;
-                    o
-                }
-            })
-        }
+        Some(cmd) => Some(external_outcomes(
+            args, cmd, &name, &samples, threads, bars,
+        )?),
         None => None,
     };
-    let mut by_games = Vec::new();
-    let mut sizes = args.games.clone();
-    sizes.sort_unstable();
-    sizes.dedup();
-    for n in sizes.into_iter().filter(|n| *n < train_games) {
-        let part = args.out.join(format!("{name}.first-{n}.cb"));
-        build_file(args, named, &part, Some(n), fit)?;
-        let partial = Player::of(CaseBase::open(&part)?)
-            .map_err(|cb| EvalError::Other(format!("{}: built without a profile", cb.name())))?;
-        let o = reasoner(
-            Knowledge::with_player(generic, &partial),
-            &format!("first {n} games"),
-        );
-        drop(partial);
-        let _ = std::fs::remove_file(&part);
-        by_games.push(BySize {
-            games: n,
-            vs_generic: versus(&o, &generic_out),
-            vs_engine: engine_out.as_ref().map(|e| versus(&o, e)),
-        });
-    }
+    let against = (generic_out.as_slice(), engine_out.as_deref());
+    let with_partial =
+        |partial: &Player, what: &str| reasoner(Knowledge::with_player(generic, partial), what);
+    let mut by_games = partial_files(args, (named, fit), train_games, against, &with_partial)?;
     by_games.push(BySize {
         games: train_games,
         vs_generic: versus(&own, &generic_out),
         vs_engine: engine_out.as_ref().map(|e| versus(&own, e)),
     });
-    let by_phase = ["plies 0-9", "plies 10-39", "plies 40+"]
-        .iter()
-        .filter_map(|p| {
-            let at: Vec<usize> = (0..samples.len())
-                .filter(|i| phase(samples[*i].ply) == *p)
-                .collect();
-            if at.is_empty() {
-                return None;
-            }
-            let pick = |o: &[Outcome]| at.iter().map(|i| o[*i].clone()).collect::<Vec<_>>();
-            let (g, mine) = (pick(&generic_out), pick(&own));
-            Some(ByPhase {
-                phase: p.to_string(),
-                positions: at.len() as u64,
-                generic: rate(&g),
-                player: versus(&mine, &g),
-                engine: engine_out.as_ref().map(|e| rate(&pick(e))),
-            })
-        })
-        .collect();
+    let by_phase = by_phase(&samples, &own, &generic_out, engine_out.as_deref());
     let ablation = if args.ablation {
         let one = player.cases().one_game(0)?;
         let o = reasoner(Knowledge::of(&one), "one game");
@@ -695,18 +781,23 @@ fn measure(
     } else {
         None
     };
-    let blunders = match &args.judge {
-        Some(cmd) => Some(judge_all(
-            cmd,
-            &args.judge_limit,
-            &samples,
-            [&own, &generic_out],
-            engine_out.as_deref(),
-            threads,
-            bars,
-        )?),
-        None => None,
-    };
+    let blunders = args
+        .judge
+        .as_ref()
+        .map(|cmd| {
+            let engine = engine_out.as_deref();
+            let judge_limit = &args.judge_limit;
+            judge_all(
+                cmd,
+                judge_limit,
+                &samples,
+                [&own, &generic_out],
+                engine,
+                threads,
+                bars,
+            )
+        })
+        .transpose()?;
     let generic_rate = rate(&generic_out);
     Ok(PlayerResult {
         player: named.clone(),
@@ -798,6 +889,17 @@ fn points(p: &Paired) -> String {
 impl fmt::Display for PlayersReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "players of {}: {}", self.pgn.join(", "), self.settings)?;
+        self.write_table(f)?;
+        self.write_breakdowns(f)?;
+        self.write_layer(f)?;
+        writeln!(f, "{:.0} s", self.seconds)
+    }
+}
+
+impl PlayersReport {
+    /// Each player's matching against the generic engine's and the external engine's, and the
+    /// means over the players.
+    fn write_table(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "{:<24} {:>6} {:>5} {:>5} {:>7} {:>7} {:>22} {:>7} {:>22}",
@@ -846,6 +948,12 @@ impl fmt::Display for PlayersReport {
                 mean(&Some(m.clone()))
             )?;
         }
+        Ok(())
+    }
+
+    /// Each player's matching by game phase and by games in the file, their Δcases and their
+    /// blunders.
+    fn write_breakdowns(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "by phase:")?;
         for r in &self.players {
             let rows: Vec<String> = r
@@ -892,53 +1000,60 @@ impl fmt::Display for PlayersReport {
                 )?;
             }
         }
-        if let Some(l) = &self.layer {
-            let w = |w: &PlayerWeights| {
-                format!(
-                    "knn {}, patterns {}, book_prior {}, model {}",
-                    w.knn, w.patterns, w.book_prior, w.model
-                )
-            };
+        Ok(())
+    }
+
+    /// The player layer's weights fitted on all players, and each player under the weights
+    /// fitted on the others.
+    fn write_layer(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(l) = &self.layer else {
+            return Ok(());
+        };
+        let w = |w: &PlayerWeights| {
+            format!(
+                "knn {}, patterns {}, book_prior {}, model {}",
+                w.knn, w.patterns, w.book_prior, w.model
+            )
+        };
+        writeln!(
+            f,
+            "player layer fitted on all: {} ({} positions: {} % matched, log-likelihood {:.3})",
+            w(&l.weights),
+            l.score.positions,
+            pct(l.score.accuracy),
+            l.score.log_likelihood
+        )?;
+        writeln!(f, "each player under the weights fitted on the others:")?;
+        for h in &l.held_out {
             writeln!(
                 f,
-                "player layer fitted on all: {} ({} positions: {} % matched, log-likelihood {:.3})",
-                w(&l.weights),
-                l.score.positions,
-                pct(l.score.accuracy),
-                l.score.log_likelihood
+                "  {:<22} {} % against the generic {} % ({:+.1}; log-likelihood {:+.3}; their model alone {:+.1}), n {}; {}",
+                h.player,
+                pct(h.fitted.accuracy),
+                pct(h.generic.accuracy),
+                100.0 * (h.fitted.accuracy - h.generic.accuracy),
+                h.fitted.log_likelihood - h.generic.log_likelihood,
+                100.0 * (h.model_only.accuracy - h.generic.accuracy),
+                h.fitted.positions,
+                w(&h.weights)
             )?;
-            writeln!(f, "each player under the weights fitted on the others:")?;
-            for h in &l.held_out {
-                writeln!(
-                    f,
-                    "  {:<22} {} % against the generic {} % ({:+.1}; log-likelihood {:+.3}; their model alone {:+.1}), n {}; {}",
-                    h.player,
-                    pct(h.fitted.accuracy),
-                    pct(h.generic.accuracy),
-                    100.0 * (h.fitted.accuracy - h.generic.accuracy),
-                    h.fitted.log_likelihood - h.generic.log_likelihood,
-                    100.0 * (h.model_only.accuracy - h.generic.accuracy),
-                    h.fitted.positions,
-                    w(&h.weights)
-                )?;
-            }
-            let gains: Vec<f64> = l
-                .held_out
-                .iter()
-                .map(|h| h.fitted.accuracy - h.generic.accuracy)
-                .collect();
-            if let Some(m) = Mean::of(&gains) {
-                writeln!(
-                    f,
-                    "  mean {:+.1} ({:+.1}..{:+.1}) over {} players",
-                    100.0 * m.mean,
-                    100.0 * m.ci_low,
-                    100.0 * m.ci_high,
-                    m.players
-                )?;
-            }
         }
-        writeln!(f, "{:.0} s", self.seconds)
+        let gains: Vec<f64> = l
+            .held_out
+            .iter()
+            .map(|h| h.fitted.accuracy - h.generic.accuracy)
+            .collect();
+        if let Some(m) = Mean::of(&gains) {
+            writeln!(
+                f,
+                "  mean {:+.1} ({:+.1}..{:+.1}) over {} players",
+                100.0 * m.mean,
+                100.0 * m.ci_low,
+                100.0 * m.ci_high,
+                m.players
+            )?;
+        }
+        Ok(())
     }
 }
 

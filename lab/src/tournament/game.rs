@@ -263,17 +263,15 @@ pub fn play(
             final_position: pos.clone(),
             times,
         };
-    for (side, live) in [(Color::White, &mut *white), (Color::Black, &mut *black)] {
-        if let Err(f) = live.new_game() {
-            return finish(
-                loss_for(side),
-                failure(f),
-                Some(side),
-                played,
-                &game.position,
-                times,
-            );
-        }
+    if let Err((side, f)) = new_game_for_both(white, black) {
+        return finish(
+            loss_for(side),
+            failure(f),
+            Some(side),
+            played,
+            &game.position,
+            times,
+        );
     }
     loop {
         let pos = &game.position;
@@ -285,12 +283,7 @@ pub fn play(
         }
         let side = pos.turn();
         let i = usize::from(side == Color::Black);
-        let clocks = Clocks {
-            white: clock[0],
-            black: clock[1],
-            white_inc: tc[0].increment,
-            black_inc: tc[1].increment,
-        };
+        let clocks = clocks_of(clock, &tc);
         let started = Instant::now();
         let live = if side == Color::White {
             &mut *white
@@ -338,6 +331,25 @@ pub fn play(
         history.push(thought.mv);
         played.push(thought.mv);
         game.play(thought.mv);
+    }
+}
+
+/// Starts a new game in both engines; the side whose engine failed to, and how.
+fn new_game_for_both(white: &mut Live, black: &mut Live) -> Result<(), (Color, Failure)> {
+    for (side, live) in [(Color::White, white), (Color::Black, black)] {
+        live.new_game().map_err(|f| (side, f))?;
+    }
+    Ok(())
+}
+
+/// The clocks as the engines are told them: the time left on each (White's first) and the
+/// increments of `tc`.
+fn clocks_of(left: [Duration; 2], tc: &[TimeControl; 2]) -> Clocks {
+    Clocks {
+        white: left[0],
+        black: left[1],
+        white_inc: tc[0].increment,
+        black_inc: tc[1].increment,
     }
 }
 

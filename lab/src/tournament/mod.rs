@@ -6,9 +6,9 @@ pub mod game;
 pub mod openings;
 pub mod pgn_out;
 pub mod player;
-mod workflow;
+mod run;
 
-pub use workflow::{MatchArgs, MatchSettings, parse_resign};
+pub use run::{MatchArgs, MatchSettings, parse_resign};
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use precedent::casebase::CaseBase;
-use precedent::pgn::Selection;
 use precedent::player::Knowledge;
 use precedent::position::Game;
 use precedent::think::EngineConfig;
@@ -17,8 +16,9 @@ use shakmaty::Move;
 
 use super::{Generation, Individual, Strategy, evolve, genes};
 use crate::Progress;
-use crate::eval::{Bars, Budget, EvalError, Sample, casebase_keys, run_reasoner, wilson};
-use crate::fit::sample_halves;
+use crate::eval::{Bars, Budget, EvalError, run_reasoner};
+use crate::positions::{AfterTenPlies, PositionFlags, Sample, casebase_keys, sample_halves};
+use crate::stats::wilson;
 
 /// Time per position with revise on, unless `movetime` says otherwise.
 pub const DEFAULT_MOVETIME_MS: u64 = 20;
@@ -30,15 +30,9 @@ pub struct TuneArgs {
     /// by a hash of each game: one half for tuning, the other for the final check.
     #[arg(long)]
     pub pgn: String,
-    /// Lowest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub min_elo: Option<u16>,
-    /// Highest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub max_elo: Option<u16>,
-    /// Skip the first N plies of every game.
-    #[arg(long, default_value_t = 10)]
-    pub skip_plies: u32,
+    /// Which positions: the mover's rating, the plies skipped.
+    #[command(flatten)]
+    pub select: PositionFlags<AfterTenPlies>,
     /// Generations.
     #[arg(long, default_value_t = 10)]
     pub generations: usize,
@@ -130,15 +124,16 @@ fn samples(
     cb: &CaseBase,
     seed: u64,
 ) -> Result<(Vec<Sample>, Vec<Sample>), EvalError> {
-    let selection = Selection {
-        min_elo: args.min_elo,
-        max_elo: args.max_elo,
-        skip_plies: args.skip_plies,
-        ..Selection::default()
-    };
+    let selection = args.select.selection();
     let pool_size = (args.positions * args.generations).min(200_000);
     let sizes = (pool_size, args.test_positions);
-    sample_halves(&args.pgn, &selection, sizes, seed, &casebase_keys(cb))
+    Ok(sample_halves(
+        &args.pgn,
+        &selection,
+        sizes,
+        seed,
+        &casebase_keys(cb),
+    )?)
 }
 
 /// Shows a finished generation: the next one's number and this one's best and mean.
@@ -288,6 +283,7 @@ impl fmt::Display for TuneReport {
 mod tests {
     use super::*;
     use crate::Silent;
+    use crate::positions::Movers;
 
     /// A small run on the fixture's games (one generation of two children, 12 positions each,
     /// 12 to check on), writing into `dir`.
@@ -298,9 +294,7 @@ mod tests {
                 "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
             )
             .to_string(),
-            min_elo: None,
-            max_elo: None,
-            skip_plies: 10,
+            select: PositionFlags::new(Movers::default(), 10),
             generations: 1,
             population: 2,
             parents: 1,

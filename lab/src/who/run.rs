@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::{Ranked, rank};
-use crate::eval::{Bars, EvalError, sample_positions};
+use crate::eval::{Bars, EvalError};
+use crate::positions::sample_positions;
 use precedent::casebase::{CaseBase, is_held_out, main_player};
 use precedent::pgn::Selection;
 use precedent::player::Player;

@@ -1,13 +1,13 @@
-//! `precedent fit-time`.
+//! `precedent fit time`.
 
 use anyhow::{Context, Result};
-use precedent_lab::pacefit::{PaceFitArgs, run as fit_time};
+use precedent_lab::fit::time::{TimeFitArgs, run as fit_time};
 
-/// Runs `precedent fit-time`: prints the measurements and the fitted `[pace]` table, and writes
+/// Runs `precedent fit time`: prints the measurements and the fitted `[pace]` table, and writes
 /// the chart when asked.
-pub fn run(args: PaceFitArgs) -> Result<()> {
+pub fn run(args: TimeFitArgs) -> Result<()> {
     if let Some(path) = &args.chart {
-        super::ensure_writable("--chart", path)?;
+        crate::cmd::ensure_writable("--chart", path)?;
     }
     let (report, chart) = fit_time(&args, |fit, test| {
         eprintln!("{fit} timed moves to fit, {test} held out");

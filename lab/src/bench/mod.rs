@@ -1,6 +1,7 @@
 //! `precedent bench`: how fast the retrieval scan runs, in cases per second.
 
 mod run;
+pub mod scale;
 
 pub use run::{BenchArgs, BenchOutcome, SearchReport, bounded_queries, measure};
 

@@ -17,19 +17,18 @@
 //! ([`EvalFit::scale`], Texel's K), then the parameters are fitted with it held, so that they
 //! stay in our units: the search's margins and the move model's loss features are in them.
 
-use std::fmt;
+mod run;
 
-use precedent::pgn::{InputError, Mover, Selection, for_each_game};
-use precedent::search::evaluate::{
-    N_TERMS, TABLE_ENTRIES, Terms, WEIGHTS, Weights, table_entry, tables, term, terms,
-};
+pub use run::{EvalFitArgs, EvalFitError, EvalFitReport, run};
+
+use precedent::pgn::{InputError, Selection, for_each_game};
+use precedent::search::evaluate::{N_TERMS, TABLE_ENTRIES, Terms, Weights, table_entry, terms};
 use rayon::prelude::*;
 use shakmaty::{Board, Position};
 
-use crate::fit::in_test_half;
+use super::quiet::{self, K, quiet_eval};
+use crate::positions::in_test_half;
 
-/// Expected-score scale: 400 centipawns of advantage are 10 : 1 odds.
-pub const K: f64 = std::f64::consts::LN_10 / 400.0;
 /// Evaluations beyond this many centipawns are decided positions; they are left out.
 pub const MAX_EVAL: i32 = 1000;
 
@@ -164,23 +163,8 @@ pub fn collect(pgn: &str, skip_plies: u32, max: usize) -> Result<Samples, InputE
     Ok(samples)
 }
 
-/// Stockfish's evaluation (White's side) of the position before `m`, when that position is
-/// quiet: not in check, reached by a quiet move (or the first), left by a quiet move (no
-/// capture, no promotion), and not decided (within `max_eval` centipawns: [`MAX_EVAL`] for
-/// fit-eval, the network's own limit for fit-net). `evals` are the game's, by ply. What both
-/// fits train on.
-pub fn quiet_eval(m: &Mover, evals: &[Option<i32>], max_eval: i32) -> Option<i32> {
-    let eval = (m.ply as usize)
-        .checked_sub(1)
-        .and_then(|p| evals.get(p))?
-        .as_ref()?;
-    let quiet = |mv: &shakmaty::Move| !(mv.is_capture() || mv.is_promotion());
-    let quiet_before = m.last.as_ref().is_none_or(quiet);
-    (eval.abs() <= max_eval && !m.pos.is_check() && quiet_before && quiet(&m.mv)).then_some(*eval)
-}
-
 fn sigmoid(v: f64) -> f64 {
-    crate::netfit::sigmoid(K * v)
+    quiet::sigmoid(K * v)
 }
 
 /// The mean squared difference of the expected scores, our evaluation times `scale` against
@@ -307,150 +291,6 @@ pub struct FitSettings {
     pub scale: Option<f64>,
 }
 
-/// Arguments of `precedent fit-eval`.
-#[derive(clap::Args, Clone, Debug)]
-pub struct EvalFitArgs {
-    /// Analysed games (`[%eval …]` comments, as Lichess exports them): .pgn, .pgn.zst or -.
-    /// Games of `fit`'s test half are left out, so that held-out measurements stay held out.
-    #[arg(long, value_name = "FILE")]
-    pub pgn: String,
-    /// Most positions to read (one game in ten goes to the check set).
-    #[arg(long, default_value_t = 1_000_000)]
-    pub positions: usize,
-    /// Plies skipped at the start of each game (the opening is book knowledge).
-    #[arg(long, default_value_t = 12)]
-    pub skip_plies: u32,
-    /// Full passes of the optimiser.
-    #[arg(long, default_value_t = 1200)]
-    pub epochs: usize,
-    /// The optimiser's step, in centipawns.
-    #[arg(long, default_value_t = 2.0)]
-    pub rate: f64,
-    /// The pull of the piece-square tables towards their start (per squared pawn of distance,
-    /// summed over the entries, added to the loss).
-    #[arg(long, default_value_t = 1e-4)]
-    pub pull: f64,
-    /// Keep the piece-square tables as they are: fit the terms' weights only.
-    #[arg(long)]
-    pub terms_only: bool,
-}
-
-/// Why `fit-eval` could not fit.
-#[derive(Debug, thiserror::Error)]
-pub enum EvalFitError {
-    /// The games could not be read.
-    #[error(transparent)]
-    Input(#[from] InputError),
-    /// No position to fit.
-    #[error("{0}: no quiet position with a [%eval] comment in the games outside fit's test half")]
-    NoPositions(String),
-}
-
-/// What `fit-eval` found: the fit, with the positions it used and the agreement with
-/// Stockfish's side before and after. Its text is the fitted weights and tables as Rust, to
-/// paste over `WEIGHTS` and the `MG_…`/`EG_…` tables in `engine/src/search/evaluate.rs`.
-#[derive(Clone, Debug)]
-pub struct EvalFitReport {
-    /// Games read.
-    pub games: u64,
-    /// Fitting and check positions.
-    pub positions: (usize, usize),
-    /// The fit.
-    pub fit: EvalFit,
-    /// Share of check positions where the evaluation favours Stockfish's side, before and after.
-    pub agreement: (f64, f64),
-    /// Only the terms were fitted.
-    pub terms_only: bool,
-}
-
-/// Reads the positions of `args.pgn` and fits the evaluation in use; `read` hears of the
-/// positions read (games, fitting, check) before the fit starts.
-pub fn run(
-    args: &EvalFitArgs,
-    read: impl FnOnce(u64, usize, usize),
-) -> Result<EvalFitReport, EvalFitError> {
-    let samples = collect(&args.pgn, args.skip_plies, args.positions)?;
-    if samples.fit.is_empty() {
-        return Err(EvalFitError::NoPositions(args.pgn.clone()));
-    }
-    read(samples.games, samples.fit.len(), samples.check.len());
-    let how = FitSettings {
-        epochs: args.epochs,
-        rate: args.rate,
-        pull: args.pull,
-        tables: !args.terms_only,
-        scale: None,
-    };
-    let start = tables();
-    let fitted = fit(&samples, &WEIGHTS, &start, how);
-    let agreement = (
-        agreement(&samples.check, &WEIGHTS, &start),
-        agreement(&samples.check, &fitted.weights, &fitted.tables),
-    );
-    Ok(EvalFitReport {
-        games: samples.games,
-        positions: (samples.fit.len(), samples.check.len()),
-        fit: fitted,
-        agreement,
-        terms_only: args.terms_only,
-    })
-}
-
-impl fmt::Display for EvalFitReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let fit = &self.fit;
-        writeln!(
-            f,
-            "one centipawn of ours is {:.2} of Stockfish's (Texel's factor, held during the fit)",
-            fit.scale
-        )?;
-        writeln!(
-            f,
-            "loss (mean squared expected-score difference, Stockfish's units): fitting {:.6} -> \
-             {:.6}, check {:.6} -> {:.6}",
-            fit.before.0, fit.after.0, fit.before.1, fit.after.1
-        )?;
-        writeln!(
-            f,
-            "same side favoured as Stockfish on check positions: {:.2} % -> {:.2} %",
-            100.0 * self.agreement.0,
-            100.0 * self.agreement.1
-        )?;
-        writeln!(f, "pub const WEIGHTS: Weights = [")?;
-        for ((name, (mg, eg)), (old_mg, old_eg)) in term::NAMES.iter().zip(fit.weights).zip(WEIGHTS)
-        {
-            writeln!(f, "    ({mg}, {eg}), // {name} (was {old_mg}, {old_eg})")?;
-        }
-        writeln!(f, "];")?;
-        if !self.terms_only {
-            write_tables(f, &fit.tables)?;
-        }
-        Ok(())
-    }
-}
-
-/// The tables as `evaluate.rs` declares them: per role and phase, rank 8 first.
-fn write_tables(f: &mut fmt::Formatter<'_>, t: &Tables) -> fmt::Result {
-    const ROLES: [&str; 6] = ["PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING"];
-    for (role, name) in ROLES.iter().enumerate() {
-        for (phase, prefix) in ["MG", "EG"].iter().enumerate() {
-            writeln!(f, "#[rustfmt::skip]")?;
-            writeln!(f, "const {prefix}_{name}: [i16; 64] = [")?;
-            for rank in 0..8 {
-                let row: Vec<String> = (0..8)
-                    .map(|file| {
-                        let e = t[role * 64 + ((rank * 8 + file) ^ 56)];
-                        format!("{:5}", if phase == 0 { e.0 } else { e.1 })
-                    })
-                    .collect();
-                writeln!(f, "    {},", row.join(","))?;
-            }
-            writeln!(f, "];")?;
-        }
-    }
-    Ok(())
-}
-
 /// Fits the evaluation from `weights` and `tables` by Adam to Stockfish's evaluations, in our
 /// units ([`EvalFit::scale`]).
 pub fn fit(samples: &Samples, weights: &Weights, tables: &Tables, how: FitSettings) -> EvalFit {
@@ -505,47 +345,6 @@ mod tests {
     use super::*;
     use precedent::position::parse_fen;
     use precedent::search::evaluate::{WEIGHTS, evaluate_with, tables};
-
-    #[test]
-    fn a_quiet_eval_is_the_evaluation_before_a_quiet_move_within_the_limit() {
-        use shakmaty::{Chess, Position, uci::UciMove};
-        let start = Chess::default();
-        let mv = |pos: &Chess, uci: &str| {
-            uci.parse::<UciMove>()
-                .expect("uci")
-                .to_move(pos)
-                .expect("legal")
-        };
-        let e4 = mv(&start, "e2e4");
-        let after_e4 = start.clone().play(e4).expect("legal");
-        let mover = |pos: &Chess, played: &str, last: Option<shakmaty::Move>| Mover {
-            pos: pos.clone(),
-            mv: mv(pos, played),
-            ply: 1,
-            last,
-        };
-        let m = mover(&after_e4, "e7e5", Some(e4));
-        // The evaluation of ply 0's result, i.e. of the position before the mover.
-        assert_eq!(quiet_eval(&m, &[Some(30)], 1000), Some(30));
-        assert_eq!(quiet_eval(&m, &[None], 1000), None);
-        assert_eq!(quiet_eval(&m, &[], 1000), None);
-        // Each fit's own limit: 2,000 cp is decided for fit-eval, not for fit-net's 3,000.
-        assert_eq!(quiet_eval(&m, &[Some(-2000)], MAX_EVAL), None);
-        assert_eq!(
-            quiet_eval(&m, &[Some(-2000)], crate::netfit::MAX_EVAL),
-            Some(-2000)
-        );
-        // Left by a capture: not quiet.
-        let d4 = mv(&start, "d2d4");
-        let after_d4 = start.clone().play(d4).expect("legal");
-        let e5 = mv(&after_d4, "e7e5");
-        let after_e5 = after_d4.play(e5).expect("legal");
-        let capture = Mover {
-            ply: 2,
-            ..mover(&after_e5, "d4e5", Some(e5))
-        };
-        assert_eq!(quiet_eval(&capture, &[Some(0), Some(40)], 1000), None);
-    }
 
     #[test]
     fn a_sample_reproduces_the_evaluation() {

@@ -18,12 +18,13 @@ use shakmaty::{Chess, Move};
 
 use crate::Progress;
 use crate::client::Limit;
-use crate::eval::{BLUNDER_CP, EvalError, judge_moves, paired_delta, wilson};
-use crate::fit::{BLUNDER_PAWNS, Item};
+use crate::eval::{BLUNDER_CP, EvalError, judge_moves};
+use crate::fit::moves::{BLUNDER_PAWNS, Item};
+use crate::stats::{paired_delta, wilson};
 use precedent::model::{
     Evidence, FIRST_SEARCH_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES, most_probable,
 };
-use precedent::think::{EngineConfig, ErringRule, Style, draw_in};
+use precedent::think::{EngineConfig, ErringRule, Level, Style, draw_in};
 
 /// How a way to play picks its move from the model's probabilities.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -144,23 +145,7 @@ pub struct Settings {
 /// at every temperature and its errors rule at every ratio, each with the level's model as
 /// the engine resolves it at that weight.
 pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, String> {
-    let Some(choice) = cfg.elo.and_then(|e| cfg.level_for(e)) else {
-        return Err("--elo: which level to trace (none chosen, or no levels)".into());
-    };
-    let level = choice.level;
-    if matches!(level.style, Style::Best | Style::Natural) {
-        return Err(format!(
-            "--elo: level {} plays the {} style, whose search chooses: no model's errors to trace",
-            level.elo, level.style
-        ));
-    }
-    if !level.plays_default_model() && level.model.smoothing != cfg.model.smoothing {
-        return Err(format!(
-            "level {}'s pattern smoothing differs from the model's: the evidence's features \
-             hold only one",
-            level.elo
-        ));
-    }
+    let level = traceable_level(cfg)?;
     let mut out = vec![Policy {
         name: "default style (imitate)".into(),
         search_weight: None,
@@ -182,41 +167,18 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
         Vec::new()
     };
     let temperatures = or_own(&settings.temperatures, own_t);
-    let loss = settings
-        .loss
-        .or(level.errors.map(|e| e.loss))
-        .unwrap_or(200);
-    let hidden = settings
-        .hidden
-        .unwrap_or(level.errors.and_then(|e| e.hidden));
-    if let Some(d) = settings.depths.iter().find(|d| !(1..=4).contains(*d)) {
-        return Err(format!(
-            "--depths: {d} is not a depth the evidence holds (1 to 4 plies)"
-        ));
-    }
-    // A level that stops its search at a depth is traced at that depth.
-    let own_depth = match level.depth {
-        Some(d) if d > 4 => {
-            return Err(format!(
-                "level {}: its search stops at depth {d}, deeper than the evidence holds (1 to 4 plies)",
-                level.elo
-            ));
-        }
-        d => d.and_then(|d| u8::try_from(d).ok()),
+    let rule = |ratio| ErringRule {
+        loss: settings
+            .loss
+            .or(level.errors.map(|e| e.loss))
+            .unwrap_or(200),
+        ratio,
+        hidden: settings
+            .hidden
+            .unwrap_or(level.errors.and_then(|e| e.hidden)),
     };
-    if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
-        return Err(format!("--search-weights: {w} is not a weight ≥ 0"));
-    }
-    if let Some(t) = temperatures.iter().find(|t| !(t.is_finite() && **t > 0.0)) {
-        return Err(format!("--temperatures: {t} is not a temperature above 0"));
-    }
-    if let Some(r) = settings
-        .ratios
-        .iter()
-        .find(|r| !(r.is_finite() && **r >= 0.0))
-    {
-        return Err(format!("--ratios: {r} is not a ratio ≥ 0"));
-    }
+    let own_depth = checked_depths(level, settings)?;
+    check_values(&weights, &temperatures, &settings.ratios)?;
     for &w in &weights {
         let mut at = cfg.clone();
         for l in at.levels.iter_mut().filter(|l| l.elo == level.elo) {
@@ -242,17 +204,65 @@ pub fn policies(cfg: &EngineConfig, settings: &Settings) -> Result<Vec<Policy>, 
             out.push(policy("drawn", Choice::Draw { temperature, seed }));
         }
         for &ratio in &settings.ratios {
-            out.push(policy(
-                "errors rule",
-                Choice::Rule(ErringRule {
-                    loss,
-                    ratio,
-                    hidden,
-                }),
-            ));
+            out.push(policy("errors rule", Choice::Rule(rule(ratio))));
         }
     }
     Ok(out)
+}
+
+/// The level `cfg.elo` chooses, when its errors can be traced: it plays by the move model,
+/// with the model's pattern smoothing (the evidence's features hold only one).
+fn traceable_level(cfg: &EngineConfig) -> Result<&Level, String> {
+    let Some(choice) = cfg.elo.and_then(|e| cfg.level_for(e)) else {
+        return Err("--elo: which level to trace (none chosen, or no levels)".into());
+    };
+    let level = choice.level;
+    if matches!(level.style, Style::Best | Style::Natural) {
+        return Err(format!(
+            "--elo: level {} plays the {} style, whose search chooses: no model's errors to trace",
+            level.elo, level.style
+        ));
+    }
+    if !level.plays_default_model() && level.model.smoothing != cfg.model.smoothing {
+        return Err(format!(
+            "level {}'s pattern smoothing differs from the model's: the evidence's features \
+             hold only one",
+            level.elo
+        ));
+    }
+    Ok(level)
+}
+
+/// The depth the level's own search stops at, after checking that it and every depth of
+/// `--depths` is one the evidence holds (1 to 4 plies).
+fn checked_depths(level: &Level, settings: &Settings) -> Result<Option<u8>, String> {
+    if let Some(d) = settings.depths.iter().find(|d| !(1..=4).contains(*d)) {
+        return Err(format!(
+            "--depths: {d} is not a depth the evidence holds (1 to 4 plies)"
+        ));
+    }
+    // A level that stops its search at a depth is traced at that depth.
+    match level.depth {
+        Some(d) if d > 4 => Err(format!(
+            "level {}: its search stops at depth {d}, deeper than the evidence holds (1 to 4 plies)",
+            level.elo
+        )),
+        d => Ok(d.and_then(|d| u8::try_from(d).ok())),
+    }
+}
+
+/// Checks the search weights (≥ 0), temperatures (> 0) and ratios (≥ 0) to trace.
+fn check_values(weights: &[f64], temperatures: &[f64], ratios: &[f64]) -> Result<(), String> {
+    if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
+        return Err(format!("--search-weights: {w} is not a weight ≥ 0"));
+    }
+    if let Some(t) = temperatures.iter().find(|t| !(t.is_finite() && **t > 0.0)) {
+        return Err(format!("--temperatures: {t} is not a temperature above 0"));
+    }
+    if let Some(r) = ratios.iter().find(|r| !(r.is_finite() && **r >= 0.0)) {
+        return Err(format!("--ratios: {r} is not a ratio ≥ 0"));
+    }
+    Ok(())
 }
 
 /// The judge's verdict on the moves of a row.
@@ -493,6 +503,35 @@ fn families(f: &Frontier) -> Vec<(String, Vec<&Row>)> {
     out
 }
 
+/// Tableau's ten colours, distinct on white, for the chart's families; they repeat after ten.
+const COLOURS: [(u8, u8, u8); 10] = [
+    (0xd6, 0x27, 0x28),
+    (0x2c, 0xa0, 0x2c),
+    (0x1f, 0x77, 0xb4),
+    (0xff, 0x7f, 0x0e),
+    (0x94, 0x67, 0xbd),
+    (0x8c, 0x56, 0x4b),
+    (0x17, 0xbe, 0xcf),
+    (0xe3, 0x77, 0xc2),
+    (0xbc, 0xbd, 0x22),
+    (0x7f, 0x7f, 0x7f),
+];
+
+/// The chart's ranges, blunders (%) by move-matching (%): every row and the band of 2 points
+/// around the humans' blunder rate (`human`, %), with a margin.
+fn chart_ranges(f: &Frontier, human: f64) -> ((f64, f64), (f64, f64)) {
+    let pct = |x: f64| x * 100.0;
+    let xs = f
+        .rows
+        .iter()
+        .map(|r| pct(blunders(r)))
+        .chain([human - 2.0, human + 2.0]);
+    let ys = f.rows.iter().map(|r| pct(r.matching));
+    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
+    (((x0 - 0.5).max(0.0), x1 + 0.5), (y0 - 1.0, y1 + 1.0))
+}
+
 /// An SVG chart of the frontier: every way to play at its blunder rate (the judge's when judged)
 /// and its move-matching, a line per family, the default style and the humans' blunder rate
 /// (with the 2-point band around it) marked; `title` heads it.
@@ -504,16 +543,7 @@ pub fn chart(f: &Frontier, title: &str) -> Result<String, String> {
     }
     let pct = |x: f64| x * 100.0;
     let human = pct(blunders(&f.humans));
-    let xs = f
-        .rows
-        .iter()
-        .map(|r| pct(blunders(r)))
-        .chain([human - 2.0, human + 2.0]);
-    let ys = f.rows.iter().map(|r| pct(r.matching));
-    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-    let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
-    let (x0, x1) = ((x0 - 0.5).max(0.0), x1 + 0.5);
-    let (y0, y1) = (y0 - 1.0, y1 + 1.0);
+    let ((x0, x1), (y0, y1)) = chart_ranges(f, human);
     let judged = f.rows.iter().all(|r| r.judged.is_some());
     let mut svg = String::new();
     {
@@ -552,19 +582,6 @@ pub fn chart(f: &Frontier, title: &str) -> Result<String, String> {
                 )
             });
         for (i, (label, rows)) in families(f).into_iter().enumerate() {
-            // Tableau's ten colours, distinct on white; they repeat after ten families.
-            const COLOURS: [(u8, u8, u8); 10] = [
-                (0xd6, 0x27, 0x28),
-                (0x2c, 0xa0, 0x2c),
-                (0x1f, 0x77, 0xb4),
-                (0xff, 0x7f, 0x0e),
-                (0x94, 0x67, 0xbd),
-                (0x8c, 0x56, 0x4b),
-                (0x17, 0xbe, 0xcf),
-                (0xe3, 0x77, 0xc2),
-                (0xbc, 0xbd, 0x22),
-                (0x7f, 0x7f, 0x7f),
-            ];
             let (r, g, b) = COLOURS[i % COLOURS.len()];
             let color = RGBColor(r, g, b);
             let mut points: Vec<(f64, f64)> = rows

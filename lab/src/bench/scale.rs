@@ -30,7 +30,7 @@ use precedent::casebase::{
 };
 use precedent::position::CaseMove;
 
-use crate::bench::{BoundedReport, bounded};
+use super::{BoundedReport, bounded};
 
 /// Number of distinct variants of a case.
 pub const VARIANTS: u64 = 16;

@@ -1,9 +1,9 @@
-//! `precedent fit-net`.
+//! `precedent fit net`.
 
 use anyhow::Result;
-use precedent_lab::netfit::{NetFitArgs, NetFitProgress, run as fit_net};
+use precedent_lab::fit::net::{NetFitArgs, NetFitProgress, run as fit_net};
 
-/// Runs `precedent fit-net`: the losses as it trains, then the network kept.
+/// Runs `precedent fit net`: the losses as it trains, then the network kept.
 pub fn run(args: NetFitArgs) -> Result<()> {
     let report = fit_net(&args, |p| match p {
         NetFitProgress::Read(games, train, valid, classic) => eprintln!(

@@ -1,4 +1,4 @@
-//! `precedent fit`: learning the move model's weights by maximum likelihood.
+//! `precedent fit moves`: learning the move model's weights by maximum likelihood.
 //!
 //! Positions are sampled from games outside the case base (the contamination guard of `eval`),
 //! split by a hash of each game into a fitting half and a test half (bit 32 of the game key, as
@@ -13,7 +13,7 @@ pub mod logit;
 pub mod network;
 mod run;
 
-pub use run::{FitArgs, FitReport, FitRunError, run, sample_halves};
+pub use run::{FitArgs, FitReport, FitRunError, run};
 
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
@@ -24,7 +24,9 @@ use serde::Serialize;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
-use crate::eval::{Sample, log_likelihood, paired_delta, wilson};
+use crate::eval::log_likelihood;
+use crate::positions::Sample;
+use crate::stats::{paired_delta, wilson};
 use logit::{Example, FitError, Fitted, fit, fit_towards};
 use precedent::adapt::reuse;
 use precedent::casebase::{CaseBase, CaseBaseError, LastMove, MoveContext};
@@ -143,12 +145,6 @@ fn uci(m: &Move) -> String {
 /// The legal move of `pos` a UCI text names, if it names one.
 pub(crate) fn parse_move(pos: &Chess, text: &str) -> Option<Move> {
     UciMove::from_ascii(text.as_bytes()).ok()?.to_move(pos).ok()
-}
-
-/// Whether the game with this key is in the test half of `fit`'s split (bit 32 of the key; the
-/// fit never sees these games, so `eval --fit-test-half` measures a fitted model on them).
-pub fn in_test_half(key: u64) -> bool {
-    (key >> 32) & 1 == 1
 }
 
 /// Searches `samples` (in parallel, each with `movetime` of thinking and an empty table) and

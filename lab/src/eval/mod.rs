@@ -6,11 +6,9 @@ mod run;
 
 pub use run::{Bars, DEFAULT_REVISE_MOVETIME_MS, EvalArgs, EvalRun};
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
@@ -19,40 +17,15 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 use crate::Progress;
 use crate::client::{ClientError, EngineProcess, Limit};
 use crate::epd::{EpdRecord, solves};
-use precedent::casebase::CaseBase;
-use precedent::pgn::{InputError, ParsedGame, Selection, SkipReason, for_each_game};
+use crate::positions::{Sample, SampleError, SampleStats};
+use crate::stats::{Paired, paired_delta, paired_mean, wilson};
+use precedent::pgn::InputError;
 use precedent::player::Knowledge;
 use precedent::position::{Game, fen_of};
 use precedent::retrieve::tie_key;
 use precedent::revise::Memory;
 use precedent::search::Limits;
 use precedent::think::{EngineConfig, Thought, think};
-
-/// A position to evaluate on: what the human played there.
-#[derive(Clone, Debug)]
-pub struct Sample {
-    /// The position before the human's move, and the move before it.
-    pub game: Game,
-    /// The move the human played: the one the engine should match.
-    pub human: Move,
-    /// Ply in its game (0 = first move).
-    pub ply: u32,
-    /// The mover's rating.
-    pub elo: Option<u16>,
-}
-
-/// Counts from sampling.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct SampleStats {
-    /// Games read from the PGN input.
-    pub games_read: u64,
-    /// Games skipped because the case base contains them (same game key).
-    pub games_in_casebase: u64,
-    /// Games that contributed eligible positions.
-    pub games_used: u64,
-    /// Positions passing the filters, before sampling.
-    pub eligible_positions: u64,
-}
 
 /// Why sampling failed.
 #[derive(Debug, thiserror::Error)]
@@ -71,63 +44,14 @@ pub enum EvalError {
     Other(String),
 }
 
-/// Samples `n` positions uniformly (reservoir sampling, seeded) from the games of `pgn` that
-/// pass `selection`, skipping every game whose key is in `exclude` and every game `keep_game`
-/// rejects (by its key, as `tune` splits games into tuning and test halves, or its moves).
-pub fn sample_positions(
-    pgn: &str,
-    selection: &Selection,
-    n: usize,
-    seed: u64,
-    exclude: &HashSet<u64>,
-    keep_game: &dyn Fn(&ParsedGame) -> bool,
-) -> Result<(Vec<Sample>, SampleStats), EvalError> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut stats = SampleStats::default();
-    let mut reservoir: Vec<Sample> = Vec::with_capacity(n.min(4096));
-    for_each_game::<EvalError>(pgn, selection, |outcome, visitor, _| {
-        // A game the reader cannot parse is not counted as read.
-        if outcome == Err(SkipReason::MalformedPgn) {
-            return Ok(true);
+/// The held-out split's errors are evaluation errors with the same text.
+impl From<SampleError> for EvalError {
+    fn from(e: SampleError) -> Self {
+        match e {
+            SampleError::Input(e) => EvalError::Input(e),
+            too_few @ SampleError::TooFew(_) => EvalError::Other(too_few.to_string()),
         }
-        stats.games_read += 1;
-        // Broken games have no key; filtered-out games do, and count for the guard.
-        if outcome.is_err_and(|r| r.is_error()) {
-            return Ok(true);
-        }
-        let game = visitor.game();
-        if exclude.contains(&game.key) {
-            stats.games_in_casebase += 1;
-            return Ok(true);
-        }
-        if outcome.is_err() || !keep_game(game) {
-            return Ok(true);
-        }
-        stats.games_used += 1;
-        for m in &game.selected {
-            stats.eligible_positions += 1;
-            let sample = || Sample {
-                game: Game {
-                    position: m.pos.clone(),
-                    last_move: m.last,
-                    history: Vec::new(),
-                },
-                human: m.mv,
-                ply: m.ply,
-                elo: game.header.elo(m.pos.turn()),
-            };
-            if reservoir.len() < n {
-                reservoir.push(sample());
-            } else {
-                let j = rng.random_range(0..stats.eligible_positions);
-                if (j as usize) < n {
-                    reservoir[j as usize] = sample();
-                }
-            }
-        }
-        Ok(true)
-    })?;
-    Ok((reservoir, stats))
+    }
 }
 
 /// The verdict on one position.
@@ -181,19 +105,6 @@ impl Accuracy {
             ci_high,
         }
     }
-}
-
-/// The 95 % Wilson score interval for `k` successes in `n` trials.
-pub fn wilson(k: u64, n: u64) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 1.0);
-    }
-    let z = 1.959_963_984_540_054_f64;
-    let (n, p) = (n as f64, k as f64 / n as f64);
-    let denom = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / denom;
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 /// Phase of a ply, as reported.
@@ -289,54 +200,6 @@ pub struct Comparison {
     /// interval (model only, both runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log_likelihood_delta: Option<Paired>,
-}
-
-/// A paired difference on the same positions: its mean and 95 % interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Paired {
-    /// Mean of the per-position differences.
-    pub delta: f64,
-    /// Lower end of its 95 % interval.
-    pub ci_low: f64,
-    /// Upper end.
-    pub ci_high: f64,
-}
-
-/// The paired difference of two success vectors on the same items: the mean of `a − b` and its
-/// 95 % interval (normal approximation from the per-item differences).
-pub fn paired_delta(a: &[bool], b: &[bool]) -> (f64, f64, f64) {
-    let one = |x: &bool| f64::from(u8::from(*x));
-    let p = paired_mean(
-        &a.iter().map(one).collect::<Vec<_>>(),
-        &b.iter().map(one).collect::<Vec<_>>(),
-    );
-    (p.delta, p.ci_low, p.ci_high)
-}
-
-/// The paired difference of two measurements of the same items: the mean of `a − b` and its
-/// 95 % interval (normal approximation from the per-item differences).
-pub fn paired_mean(a: &[f64], b: &[f64]) -> Paired {
-    let n = a.len().min(b.len());
-    if n == 0 {
-        return Paired {
-            delta: 0.0,
-            ci_low: 0.0,
-            ci_high: 0.0,
-        };
-    }
-    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
-    let mean = d.iter().sum::<f64>() / n as f64;
-    let var = if n > 1 {
-        d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
-    } else {
-        0.0
-    };
-    let half = 1.959_963_984_540_054 * (var / n as f64).sqrt();
-    Paired {
-        delta: mean,
-        ci_low: mean - half,
-        ci_high: mean + half,
-    }
 }
 
 /// The comparison from the same positions' outcomes with the own and the other case base:
@@ -828,16 +691,6 @@ pub fn epd_report(
     }
 }
 
-/// Game keys of a case base, for the contamination guard.
-pub fn casebase_keys(cb: &CaseBase) -> HashSet<u64> {
-    cb.game_records().iter().map(|r| r.key).collect()
-}
-
-/// Game keys of every case base the engine knows (a player's and the generic one under it).
-pub fn knowledge_keys(k: Knowledge<'_>) -> HashSet<u64> {
-    k.casebases().into_iter().flat_map(casebase_keys).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -911,26 +764,6 @@ mod tests {
         // One outcome has no spread; an outcome without the model has no likelihood.
         assert_eq!(log_likelihood_se(&two[..1]), None);
         assert_eq!(log_likelihood_se(&[two[0].clone(), outcome(None)]), None);
-    }
-
-    #[test]
-    fn wilson_interval_matches_known_values() {
-        // Reference values: the roots of Wilson's quadratic (p̂ − p)² = z²·p(1 − p)/n, solved
-        // separately.
-        let (lo, hi) = wilson(50, 100);
-        assert!(
-            (lo - 0.403_8).abs() < 1e-4 && (hi - 0.596_2).abs() < 1e-4,
-            "{lo} {hi}"
-        );
-        let (lo, hi) = wilson(0, 10);
-        assert!(lo == 0.0 && (hi - 0.277_5).abs() < 1e-4, "{lo} {hi}");
-        let (lo, hi) = wilson(81, 263);
-        assert!(
-            (lo - 0.255_29).abs() < 1e-5 && (hi - 0.366_21).abs() < 1e-5,
-            "{lo} {hi}"
-        );
-
-        assert_eq!(wilson(0, 0), (0.0, 1.0));
     }
 
     fn outcome(matched: bool) -> Outcome {

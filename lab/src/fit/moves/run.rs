@@ -1,42 +1,34 @@
-//! `precedent fit` as a workflow: its arguments, the held-out split, the fit of every variant
+//! `precedent fit moves` as a command: its arguments, the held-out split, the fit of every variant
 //! and level, and the report's text.
 
-use std::collections::HashSet;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use precedent::casebase::CaseBase;
 use precedent::model::{FEATURES, FIRST_SEARCH_FEATURE, ModelConfig, N_FEATURES};
-use precedent::pgn::Selection;
 use precedent::think::EngineConfig;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::network::{NetworkFit, fit_network};
 use super::{
-    Item, LevelFit, Offsets, Record, Variant, features, fit_level, gather, in_test_half, load_all,
-    one_game_for, save, scored, variant,
+    Item, LevelFit, Offsets, Record, Variant, features, fit_level, gather, load_all, one_game_for,
+    save, scored, variant,
 };
-use crate::eval::{Bars, EvalError, Sample, casebase_keys, sample_positions};
-use crate::experiment::parse_bands;
+use crate::eval::{Bars, EvalError};
+use crate::positions::{AfterTenPlies, PositionFlags, casebase_keys, parse_bands, sample_halves};
 
-/// What `fit` learns from and what it fits.
+/// What `fit moves` learns from and what it fits.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct FitArgs {
     /// Games to learn from and test on (.pgn, .pgn.zst); games in the case base are excluded,
     /// the others split by a hash of each game into a fitting half and a test half.
     #[arg(long, required_unless_present = "evidence")]
     pub pgn: Option<String>,
-    /// Lowest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub min_elo: Option<u16>,
-    /// Highest rating of the mover.
-    #[arg(long, value_name = "N")]
-    pub max_elo: Option<u16>,
-    /// Skip the first N plies of every game.
-    #[arg(long, default_value_t = 10)]
-    pub skip_plies: u32,
+    /// Which positions: the mover's rating, the plies skipped.
+    #[command(flatten)]
+    pub select: PositionFlags<AfterTenPlies>,
     /// Positions to fit on.
     #[arg(long, default_value_t = 20_000)]
     pub positions: usize,
@@ -89,7 +81,7 @@ pub struct FitArgs {
     pub out: PathBuf,
 }
 
-/// What `fit` found.
+/// What `fit moves` found.
 #[derive(Clone, Debug, Serialize)]
 pub struct FitReport {
     /// Positions fitted on.
@@ -106,7 +98,7 @@ pub struct FitReport {
     pub seconds: f64,
 }
 
-/// Why `fit` failed.
+/// Why `fit moves` failed.
 #[derive(Debug, thiserror::Error)]
 pub enum FitRunError {
     /// Sampling the games, or loading a case base.
@@ -126,30 +118,6 @@ pub enum FitRunError {
     /// The fit itself, or arguments that cannot be fitted.
     #[error("{0}")]
     Fit(String),
-}
-
-/// The held-out split, in one place: positions sampled (seeded) from the games of `pgn` that
-/// are not in the case base (`exclude`), `n_fit` from the fitting half of the games and
-/// `n_test` from the test half ([`in_test_half`]). `fit` and `tune` both split this way, so
-/// that `eval --fit-test-half` measures either's result on games it never saw.
-pub fn sample_halves(
-    pgn: &str,
-    selection: &Selection,
-    (n_fit, n_test): (usize, usize),
-    seed: u64,
-    exclude: &HashSet<u64>,
-) -> Result<(Vec<Sample>, Vec<Sample>), EvalError> {
-    let fitting = |g: &precedent::pgn::ParsedGame| !in_test_half(g.key);
-    let (fit_half, _) = sample_positions(pgn, selection, n_fit, seed, exclude, &fitting)?;
-    let (test_half, _) = sample_positions(pgn, selection, n_test, seed ^ 0x7e57, exclude, &|g| {
-        in_test_half(g.key)
-    })?;
-    if fit_half.is_empty() || test_half.is_empty() {
-        return Err(EvalError::Other(format!(
-            "{pgn}: not enough positions pass the filters outside the case base"
-        )));
-    }
-    Ok((fit_half, test_half))
 }
 
 /// The feature families, for the variants: (name, features).
@@ -402,14 +370,10 @@ fn gather_records(
     bars: &dyn Bars,
 ) -> Result<Vec<Record>, FitRunError> {
     let pgn = args.pgn.as_deref().unwrap_or_default();
-    let selection = Selection {
-        min_elo: args.min_elo,
-        max_elo: args.max_elo,
-        skip_plies: args.skip_plies,
-        ..Selection::default()
-    };
+    let selection = args.select.selection();
     let halves = (args.positions, args.test_positions);
-    let (fit_half, test_half) = sample_halves(pgn, &selection, halves, seed, &casebase_keys(cb))?;
+    let (fit_half, test_half) = sample_halves(pgn, &selection, halves, seed, &casebase_keys(cb))
+        .map_err(EvalError::from)?;
     let one_game = if args.ablation {
         if cb.game_count() == 0 {
             return Err(FitRunError::Fit(format!(
@@ -443,7 +407,7 @@ fn gather_records(
 }
 
 impl fmt::Display for FitReport {
-    /// The report as `precedent fit` prints it.
+    /// The report as `precedent fit moves` prints it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
@@ -517,6 +481,7 @@ impl FitReport {
 mod tests {
     use super::*;
     use crate::Silent;
+    use crate::positions::Movers;
 
     fn fixture() -> String {
         concat!(
@@ -524,27 +489,6 @@ mod tests {
             "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
         )
         .to_string()
-    }
-
-    #[test]
-    fn the_held_out_split_keeps_the_halves_apart_and_repeats() {
-        let cb = CaseBase::embedded().expect("embedded");
-        let keys = casebase_keys(&cb);
-        let sel = Selection::default();
-        let (a, b) = sample_halves(&fixture(), &sel, (50, 30), 1, &keys).expect("halves");
-        assert_eq!((a.len(), b.len()), (50, 30));
-        let fens = |s: &[Sample]| -> HashSet<String> {
-            s.iter()
-                .map(|x| precedent::position::fen_of(&x.game.position))
-                .collect()
-        };
-        let (again, _) = sample_halves(&fixture(), &sel, (50, 30), 1, &keys).expect("again");
-        assert_eq!(fens(&a), fens(&again), "the same seed, the same sample");
-        let none = Selection {
-            min_elo: Some(4000),
-            ..Selection::default()
-        };
-        assert!(sample_halves(&fixture(), &none, (5, 5), 1, &keys).is_err());
     }
 
     #[test]
@@ -557,7 +501,7 @@ mod tests {
             test_positions: 30,
             movetime: 10,
             ridge: 1.0,
-            skip_plies: 10,
+            select: PositionFlags::new(Movers::default(), 10),
             level_ridge: 30.0,
             out: dir.path().join("fitted.toml"),
             save_evidence: Some(dir.path().join("evidence.jsonl")),

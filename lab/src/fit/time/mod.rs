@@ -1,4 +1,4 @@
-//! `precedent fit-time`: the human think-time model fitted on clocked games, and measured on
+//! `precedent fit time`: the human think-time model fitted on clocked games, and measured on
 //! held-out ones against two baselines (an even share of the clock; a linear model of seconds
 //! on the time left, the legal moves and the move number, as the maia-chess bots pace).
 //!
@@ -6,12 +6,16 @@
 //! set, so a case base built with `--holdout 50` from the same file holds only fitting games
 //! and can give the test moves their nearest cases' times.
 
+mod run;
+
+pub use run::{TimeFitArgs, TimeFitError, run};
+
 use std::collections::BTreeMap;
 
 use nalgebra::{DMatrix, DVector};
 use precedent::adapt::{ReuseConfig, reuse};
 use precedent::casebase::{CaseBase, is_held_out};
-use precedent::pgn::{InputError, Selection, for_each_game};
+use precedent::pgn::{Selection, for_each_game};
 use precedent::search::Limits;
 use precedent::think::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
@@ -21,52 +25,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Move};
 
-use crate::rating::spearman;
-
-/// Arguments of `precedent fit-time`.
-#[derive(clap::Args, Clone, Debug)]
-pub struct PaceFitArgs {
-    /// Clocked games (`[%clk …]` comments and a `TimeControl` tag): .pgn, .pgn.zst or -.
-    #[arg(long, value_name = "FILE")]
-    pub pgn: String,
-    /// Only games whose starting clock is at least this many seconds (0: every game).
-    #[arg(long, default_value_t = 0)]
-    pub min_base: u32,
-    /// Most games read (fitting and test together).
-    #[arg(long)]
-    pub max_games: Option<u64>,
-    /// A case base with clocks built from the same file with `--holdout 50`: each move also
-    /// gets its nearest cases' times, and a second model is fitted with them.
-    #[arg(long, value_name = "FILE")]
-    pub casebase: Option<std::path::PathBuf>,
-    /// The time control of the chart and of the per-control report (`base+increment`).
-    #[arg(long, default_value = "180+0")]
-    pub chart_control: String,
-    /// Write the chart (seconds by move number, people against the model) to this SVG file.
-    #[arg(long, value_name = "FILE")]
-    pub chart: Option<std::path::PathBuf>,
-    /// A match's PGN (fastchess or cutechess-cli, a move's seconds in its comment, e.g.
-    /// `{+0.35/17 1.496s}`): the chart also shows the seconds `--match-player` took in it.
-    #[arg(long, value_name = "FILE", requires = "match_player")]
-    pub match_pgn: Option<std::path::PathBuf>,
-    /// The engine's name in `--match-pgn`'s White and Black tags.
-    #[arg(long, value_name = "NAME")]
-    pub match_player: Option<String>,
-    /// Seed of the times drawn from the model's spread.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-}
-
-/// Why `fit-time` could not fit.
-#[derive(Debug, thiserror::Error)]
-pub enum PaceFitError {
-    /// The games could not be read.
-    #[error(transparent)]
-    Input(#[from] InputError),
-    /// Something else (no clocked games, a bad option).
-    #[error("{0}")]
-    Other(String),
-}
+use crate::stats::spearman;
 
 /// One timed move.
 #[derive(Clone, Debug)]
@@ -98,10 +57,10 @@ struct Timed {
     control: String,
 }
 
-fn read_games(args: &PaceFitArgs) -> Result<(Vec<Timed>, Vec<Timed>), PaceFitError> {
+fn read_games(args: &TimeFitArgs) -> Result<(Vec<Timed>, Vec<Timed>), TimeFitError> {
     let (mut fit, mut test) = (Vec::new(), Vec::new());
     let mut games = 0u64;
-    for_each_game::<PaceFitError>(&args.pgn, &Selection::default(), |outcome, visitor, _| {
+    for_each_game::<TimeFitError>(&args.pgn, &Selection::default(), |outcome, visitor, _| {
         if outcome.is_err() {
             return Ok(true);
         }
@@ -292,7 +251,7 @@ pub struct Measure {
     pub log_error: f64,
 }
 
-/// What `fit-time` found.
+/// What `fit time` found.
 #[derive(Clone, Debug, Serialize)]
 pub struct PaceReport {
     /// Timed moves fitted on.
@@ -516,115 +475,6 @@ fn predictions(
     out
 }
 
-/// Fits the pacing model and measures it; `read` hears how many moves were read.
-pub fn run(
-    args: &PaceFitArgs,
-    read: impl FnOnce(usize, usize),
-) -> Result<(PaceReport, Option<String>), PaceFitError> {
-    let cb = timed_casebase(args.casebase.as_deref())?;
-    let played = played_in_match(args)?;
-    let (fit, test) = read_games(args)?;
-    read(fit.len(), test.len());
-    if fit.is_empty() || test.is_empty() {
-        return Err(PaceFitError::Other(format!(
-            "{}: no timed moves to fit or to test on (games need a TimeControl tag and [%clk] \
-             comments)",
-            args.pgn
-        )));
-    }
-    let (fit, test) = (rows(&fit, cb.as_ref()), rows(&test, cb.as_ref()));
-    let model = fit_model(&fit, false);
-    let with_cases = cb.is_some().then(|| fit_model(&fit, true));
-    let baseline = linear_baseline(&fit);
-    let chart_rows: Vec<Row> = test
-        .iter()
-        .filter(|r| r.control == args.chart_control)
-        .cloned()
-        .collect();
-    let mut measures = BTreeMap::new();
-    for (label, rows) in [
-        ("all held-out moves", &test),
-        ("chart control", &chart_rows),
-    ] {
-        let people = (
-            "people".to_string(),
-            rows.iter().map(|r| r.seconds).collect(),
-        );
-        let list = std::iter::once(people)
-            .chain(predictions(
-                rows,
-                &model,
-                with_cases.as_ref(),
-                &baseline,
-                args.seed,
-            ))
-            .map(|(name, p)| measure(&name, rows, &p, name == "people"))
-            .collect();
-        measures.insert(label.to_string(), list);
-    }
-    let chart = match &args.chart {
-        Some(_) => Some(chart(
-            &chart_rows,
-            &model,
-            &args.chart_control,
-            played.as_deref(),
-            args.seed,
-        )?),
-        None => None,
-    };
-    let human =
-        |f: &dyn Fn(&Row) -> bool| test.iter().filter(|r| f(r)).count() as f64 / test.len() as f64;
-    let trouble: Vec<f64> = test
-        .iter()
-        .filter(|r| r.left < 10.0)
-        .map(|r| r.seconds)
-        .collect();
-    let report = PaceReport {
-        fit_moves: fit.len(),
-        test_moves: test.len(),
-        human_fast: human(&|r| r.seconds < 2.0),
-        human_long: human(&|r| r.seconds > 0.2 * r.left),
-        human_trouble_median: median(trouble.clone()),
-        trouble_moves: trouble.len(),
-        cased: test.iter().filter(|r| r.cased).count(),
-        measures,
-        model,
-        model_with_cases: with_cases,
-        in_match: played.as_ref().map(|p| MatchTimes::of(p)),
-    };
-    Ok((report, chart))
-}
-
-/// The case base of `--casebase`, which must have clocks.
-fn timed_casebase(path: Option<&std::path::Path>) -> Result<Option<CaseBase>, PaceFitError> {
-    let Some(path) = path else { return Ok(None) };
-    let cb = CaseBase::open(path).map_err(|e| PaceFitError::Other(e.to_string()))?;
-    if cb.timed_cases() == 0 {
-        return Err(PaceFitError::Other(format!(
-            "{}: the case base has no clocks (build it from games with [%clk] comments)",
-            path.display()
-        )));
-    }
-    Ok(Some(cb))
-}
-
-/// The engine's (move number, seconds) in `--match-pgn`, when given; an error when it has none.
-fn played_in_match(args: &PaceFitArgs) -> Result<Option<Vec<(u32, f64)>>, PaceFitError> {
-    let (Some(path), Some(name)) = (&args.match_pgn, &args.match_player) else {
-        return Ok(None);
-    };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| PaceFitError::Other(format!("{}: cannot read: {e}", path.display())))?;
-    let played = match_times(&text, name);
-    if played.is_empty() {
-        return Err(PaceFitError::Other(format!(
-            "{}: no timed move of {name:?} in it",
-            path.display()
-        )));
-    }
-    Ok(Some(played))
-}
-
 /// Seconds by move number on `rows` (one time control): people's mean, the model's drawn times'
 /// mean and its median's mean, as an SVG.
 fn chart(
@@ -633,7 +483,7 @@ fn chart(
     control: &str,
     played: Option<&[(u32, f64)]>,
     seed: u64,
-) -> Result<String, PaceFitError> {
+) -> Result<String, TimeFitError> {
     use plotters::prelude::*;
     const MOVES: u32 = 60;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -668,7 +518,7 @@ fn chart(
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (720, 420)).into_drawing_area();
-        let err = |e: &dyn std::fmt::Display| PaceFitError::Other(format!("chart: {e}"));
+        let err = |e: &dyn std::fmt::Display| TimeFitError::Other(format!("chart: {e}"));
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let mut c = ChartBuilder::on(&root)
             .caption(
@@ -708,90 +558,6 @@ fn chart(
         root.present().map_err(|e| err(&e))?;
     }
     Ok(svg)
-}
-
-impl std::fmt::Display for PaceReport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(
-            f,
-            "timed moves: {} fitted, {} held out; people: {:.1} % under 2 s, {:.1} % over 20 % \
-             of the clock, median {:.1} s with under 10 s left ({} moves)",
-            self.fit_moves,
-            self.test_moves,
-            100.0 * self.human_fast,
-            100.0 * self.human_long,
-            self.human_trouble_median,
-            self.trouble_moves
-        )?;
-        for (label, list) in &self.measures {
-            writeln!(f, "{label}:")?;
-            writeln!(
-                f,
-                "  {:<32} {:>22} {:>7} {:>8} {:>7} {:>7} {:>8} {:>7}",
-                "predictor",
-                "rank corr. (95 %)",
-                "games",
-                "ratio",
-                "<2 s",
-                ">20 %",
-                "trouble",
-                "|log|"
-            )?;
-            for m in list {
-                writeln!(
-                    f,
-                    "  {:<32} {:>6.3} ({:.3}..{:.3}) {:>7} {:>8.2} {:>6.1}% {:>6.1}% {:>7.1}s {:>7.3}",
-                    m.name,
-                    m.rank_correlation,
-                    m.rank_interval.0,
-                    m.rank_interval.1,
-                    m.games,
-                    m.median_ratio,
-                    100.0 * m.fast,
-                    100.0 * m.long,
-                    m.trouble_median,
-                    m.log_error
-                )?;
-            }
-        }
-        if let Some(m) = &self.in_match {
-            writeln!(
-                f,
-                "in the match: {} timed moves, median {:.1} s, mean {:.1} s, {:.1} % under 2 s, \
-                 longest {:.1} s",
-                m.moves,
-                m.median,
-                m.mean,
-                100.0 * m.fast,
-                m.longest
-            )?;
-        }
-        if self.cased > 0 {
-            writeln!(f, "held-out moves with timed nearest cases: {}", self.cased)?;
-        }
-        write!(f, "\n{}", toml_of(&self.model, "pace"))?;
-        if let Some(m) = &self.model_with_cases {
-            write!(f, "{}", toml_of(m, "pace.with_cases"))?;
-        }
-        Ok(())
-    }
-}
-
-/// The model as the TOML table `table` (`pace`, or `pace.with_cases`).
-fn toml_of(m: &PaceModel, table: &str) -> String {
-    let residuals: Vec<String> = m.residuals.iter().map(|r| format!("{r:.4}")).collect();
-    let mut s = format!(
-        "[{table}]\nsigma = {:.6}\nresiduals = [{}]\n[{table}.weights]\n",
-        m.sigma,
-        residuals.join(", ")
-    );
-    for name in PACE_FEATURES {
-        s += &format!(
-            "{name} = {:.6}\n",
-            m.weights.get(name).copied().unwrap_or(0.0)
-        );
-    }
-    s
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Maximum-likelihood fitting of the move model's linear weights (`precedent fit`): a
+//! Maximum-likelihood fitting of the move model's linear weights (`precedent fit moves`): a
 //! conditional logit (softmax over each position's legal moves), fitted by Newton's method with
 //! a small ridge penalty.
 //!
