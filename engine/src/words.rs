@@ -37,7 +37,8 @@ pub trait Words: Copy + PartialEq + Sized + 'static {
 }
 
 /// Declares an enum's words once: `words!(Style, "style", [Imitate => "imitate", …])` gives
-/// [`Words`], `FromStr` and `Display`.
+/// [`Words`], `FromStr`, `Display` and serde's form (the word), so that a parameter file reads
+/// the same words as UCI and the command line.
 macro_rules! words {
     ($ty:ident, $what:literal, [$($variant:ident => $word:literal),+ $(,)?]) => {
         impl $crate::words::Words for $ty {
@@ -56,6 +57,19 @@ macro_rules! words {
         impl std::fmt::Display for $ty {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str($crate::words::Words::word(*self))
+            }
+        }
+
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str($crate::words::Words::word(*self))
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                let word = <String as serde::Deserialize>::deserialize(d)?;
+                <$ty as $crate::words::Words>::from_word(&word).map_err(serde::de::Error::custom)
             }
         }
     };

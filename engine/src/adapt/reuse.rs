@@ -17,8 +17,7 @@ use crate::retrieve::{Mode, ScanLimits, retrieve, segments};
 use crate::search::Limits;
 
 /// How the cases are retrieved and reused.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReuseConfig {
     /// Cases retrieved and voting (1 = the thesis' single nearest case).
     pub k: usize,

@@ -24,8 +24,7 @@ mod kernel;
 pub use kernel::{KERNEL_VARIABLE, Kernel, kernel, kernel_from_environment, use_kernel};
 
 /// How the query is compared with the cases.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
     /// Both sides seen from the mover: a Black-to-move query is mirrored and meets cases stored
     /// the same way. The default.

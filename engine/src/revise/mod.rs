@@ -15,8 +15,7 @@ pub use crate::search::Memory;
 use crate::search::{Limits, RootValue, Searcher, Setup, mate_in};
 
 /// The revise stage's settings.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReviseConfig {
     /// Whether to revise at all (off = pure CBR, as in the thesis).
     pub enabled: bool,

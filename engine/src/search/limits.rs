@@ -3,7 +3,6 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use serde::Serialize;
 use shakmaty::Move;
 
 use super::RootResult;
@@ -76,8 +75,7 @@ impl Default for Setup<'_> {
 }
 
 /// The search's static evaluation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Evaluation {
     /// The network, except for a level that names the evaluation it was fitted and calibrated
     /// on.

@@ -5,6 +5,7 @@
 pub(crate) mod config;
 pub(crate) mod explain;
 pub(crate) mod pace;
+pub mod params;
 pub mod settings;
 pub(crate) mod timeman;
 pub use config::{Decider, EngineConfig, ErringRule, Level, Style};
@@ -12,6 +13,7 @@ pub use explain::{report, to_json};
 pub use pace::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
 };
+pub use params::ParamsError;
 pub use timeman::{Clock, budget, plan};
 
 use std::time::{Duration, Instant};

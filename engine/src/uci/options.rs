@@ -4,9 +4,8 @@ use std::path::PathBuf;
 
 use crate::search::tt::{DEFAULT_MB, MAX_MB};
 use crate::think::config::EngineConfig;
-use crate::think::settings::{
-    Kind, ParamsError, SETTINGS, Setting, SettingError, Value, unknown, validate,
-};
+use crate::think::params::ParamsError;
+use crate::think::settings::{Kind, SETTINGS, Setting, SettingError, Value, unknown, validate};
 
 /// Current option values.
 #[derive(Clone, Debug)]
