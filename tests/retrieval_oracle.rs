@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use precedent::adapt::{ReuseConfig, reuse};
+use precedent::reuse::{ReuseConfig, reuse};
 use precedent::search::Limits;
 
 use precedent::board::{Planes, piece_score};

@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::board::{Planes, similarity};
-use crate::words::Words;
+use crate::choice::Choice;
 
 /// Boards scored per call of a kernel (at most).
 pub(crate) const BATCH: usize = 64;
@@ -25,7 +25,7 @@ pub(crate) const BATCH: usize = 64;
 /// Scores a batch of boards against a query: `out[i]` for `boards[i]`.
 pub(crate) type ScoreFn = fn(&Planes, &[Planes], &mut [u16; BATCH]);
 
-/// A way to score boards, by the instructions it needs (fastest first: [`Words::VALUES`]).
+/// A way to score boards, by the instructions it needs (fastest first: [`Choice::VALUES`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Kernel {
     /// AVX-512 (F, BW, VL, VPOPCNTDQ): a population count per 64-bit word.
@@ -81,7 +81,7 @@ impl Kernel {
     }
 }
 
-crate::words::words!(Kernel, "scan kernel", [
+crate::choice::choice!(Kernel, "scan kernel", [
     Avx512 => "avx512",
     Avx2 => "avx2",
     Portable => "portable",

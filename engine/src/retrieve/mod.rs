@@ -34,7 +34,7 @@ pub enum Mode {
     Thesis,
 }
 
-crate::words::words!(Mode, "mode", [Normalised => "normalised", Thesis => "thesis"]);
+crate::choice::choice!(Mode, "mode", [Normalised => "normalised", Thesis => "thesis"]);
 
 /// Cases a block of the scan covers: the unit of parallel work and of deadline checks.
 const BLOCK: usize = 1 << 14;

@@ -8,7 +8,7 @@ use shakmaty::{Board, Color, Piece, Role, Square};
 use super::*;
 use crate::board::similarity;
 use crate::casebase::Bucket;
-use crate::words::Words;
+use crate::choice::Choice;
 
 /// A random board with about `pieces` pieces.
 pub(crate) fn random_planes(rng: &mut StdRng, pieces: usize) -> Planes {

@@ -8,8 +8,8 @@ use std::time::Instant;
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
-use crate::adapt::reuse::Decision;
 use crate::position::{Game, legal_moves_within, san};
+use crate::reuse::Decision;
 use crate::search::Evaluation;
 pub use crate::search::Memory;
 use crate::search::{Limits, RootValue, Searcher, Setup, mate_in};
@@ -408,8 +408,8 @@ pub(crate) fn root_order(first: impl Iterator<Item = Move>, legal: &[Move]) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapt::reuse::Candidate;
     use crate::position::parse_fen;
+    use crate::reuse::Candidate;
     use shakmaty::uci::UciMove;
 
     /// A decision whose candidates are `moves` with the given vote shares, best-voted first.

@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
-use crate::adapt::reuse::ReuseConfig;
 use crate::model::network::Network;
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
 use crate::player::PlayerWeights;
+use crate::reuse::ReuseConfig;
 use crate::revise::ReviseConfig;
 use crate::search::Evaluation;
 use crate::think::pace::PaceModel;
@@ -28,7 +28,7 @@ pub enum Style {
     Natural,
 }
 
-crate::words::words!(Style, "style", [
+crate::choice::choice!(Style, "style", [
     Imitate => "imitate",
     Human => "human",
     Best => "best",

@@ -20,7 +20,6 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{CastlingMode, Move, Position};
 
-use crate::adapt::reuse::{Decision, NoLegalMove, expected_to_cp, reuse};
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
 use crate::model::{
@@ -28,6 +27,7 @@ use crate::model::{
 };
 use crate::player::{Knowledge, PlayerEvidence, layered};
 use crate::position::{Game, legal_moves_within};
+use crate::reuse::{Decision, NoLegalMove, expected_to_cp, reuse};
 use crate::revise::{
     Memory, ReviseConfig, Revised, analyse, revise, scaled_tolerance, search_best,
 };

@@ -4,7 +4,7 @@
 //! flags, the parameter file's keys ([`crate::think::params`]), the match spec's
 //! `precedent:key=value` and `tune`'s genes. [`validate`] checks a whole configuration however
 //! it was assembled. A setting's default is the one of [`EngineConfig::default`] (the stages
-//! declare their own defaults beside their settings: [`crate::adapt::reuse::ReuseConfig`],
+//! declare their own defaults beside their settings: [`crate::reuse::ReuseConfig`],
 //! [`crate::revise::ReviseConfig`]).
 //!
 //! `seed` 0 means a fresh random seed for every move, wherever it is given; any other value
@@ -12,11 +12,11 @@
 
 use std::fmt;
 
-use crate::adapt::Weights;
+use crate::choice::Choice;
 use crate::retrieve::Mode;
+use crate::reuse::Weights;
 use crate::search::{Evaluation, MAX_DEPTH};
 use crate::think::config::{EngineConfig, Style};
-use crate::words::Words;
 
 /// A setting's type and range (inclusive).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -138,7 +138,7 @@ pub static SETTINGS: [Setting; 15] = [
         uci: Some("Style"),
         file: Some("style"),
         cli: true,
-        kind: Kind::Choice(<Style as Words>::WORDS),
+        kind: Kind::Choice(<Style as Choice>::WORDS),
         help: "how the move is chosen: imitate (the move model's most probable move), human \
                (drawn from its probabilities), best (the strongest) or natural (the model's \
                likeliest move within the tolerance of the strongest)",
@@ -195,7 +195,7 @@ pub static SETTINGS: [Setting; 15] = [
         uci: Some("Mode"),
         file: Some("mode"),
         cli: true,
-        kind: Kind::Choice(<Mode as Words>::WORDS),
+        kind: Kind::Choice(<Mode as Choice>::WORDS),
         help: "normalised (from the mover's point of view) or thesis (boards as they stand)",
         gene: None,
         needs_revise: false,
@@ -362,7 +362,7 @@ pub static SETTINGS: [Setting; 15] = [
         uci: Some("Evaluation"),
         file: Some("revise.eval"),
         cli: true,
-        kind: Kind::Choice(<Evaluation as Words>::WORDS),
+        kind: Kind::Choice(<Evaluation as Choice>::WORDS),
         help: "the search's static evaluation: auto (the network, or a level's own if it names \
                one), network (the embedded NNUE) or classic (the hand-made one)",
         gene: None,
@@ -1078,7 +1078,7 @@ mod tests {
 
     #[test]
     fn every_choice_word_sets_its_value_and_reads_back() {
-        // The registry's words are the types' own lists (`words!`), so none can be accepted by
+        // The registry's words are the types' own lists (`choice!`), so none can be accepted by
         // the registry and then dropped by the setter.
         let mut choices = 0;
         for setting in &SETTINGS {

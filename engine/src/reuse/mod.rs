@@ -1,14 +1,17 @@
-//! The reasoner: retrieve the k most similar cases, adapt each case's move to a legal move
-//! here, and let the cases vote (weight = similarity^p). The [`Decision`] carries the move and
-//! everything needed to explain it.
+//! Reuse, the reasoner: retrieve the k most similar cases, adapt each case's move to a legal
+//! move here ([`adapt`]), and let the cases vote (weight = similarity^p). The [`Decision`]
+//! carries the move and everything needed to explain it.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+pub mod adapt;
+pub use adapt::Weights;
+
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
-use crate::adapt::{Weights, adapt};
+use self::adapt::adapt;
 use crate::board::{MAX_SCORE, Planes};
 use crate::casebase::{CaseBase, position_key};
 use crate::pgn::GameHeader;
@@ -344,5 +347,4 @@ pub(crate) fn expected_to_cp(p: f64) -> i32 {
 }
 
 #[cfg(test)]
-#[path = "reuse_tests.rs"]
 mod tests;
