@@ -13,8 +13,8 @@
 //! - [`pgn`] reads games (`.pgn`, `.pgn.zst`) as a stream of positions and moves.
 //! - [`casebase`] builds a case base from them ([`casebase::build`]), stores it on disk and
 //!   loads it ([`casebase::CaseBase`]).
-//! - [`retrieve`] scans the case base for the cases most similar to a position ([`board`]
-//!   holds the similarity of docs/method.md on bit planes).
+//! - [`retrieve`] scans the case base for the cases most similar to a position (the
+//!   similarity of docs/method.md on a case's bit planes, [`case::planes`]).
 //! - [`reuse`] adapts each retrieved case's move to the most similar legal move here
 //!   ([`reuse::adapt`](mod@reuse::adapt)) and lets the cases vote
 //!   ([`reuse::reuse`](fn@reuse::reuse)).
@@ -25,12 +25,14 @@
 //!   [`think::think`], its configuration, time management and explanations.
 //! - [`uci`] speaks the Universal Chess Interface on stdin/stdout.
 //!
-//! [`position`] holds the chess helpers every stage shares (FEN, UCI moves); [`search`] the
+//! [`case`] holds a case as the case base encodes it (its board's bit planes, its move in 16
+//! bits), which the stages from [`pgn`] to [`reuse`] share; [`position`] the chess helpers every
+//! stage shares (FEN, UCI moves); [`search`] the
 //! alpha-beta search (evaluations, table, move ordering) the move model and revise use, and the
 //! one [`search::Limits`] every stage reads; [`choice`] the one list of words of each setting
 //! whose values are words.
 
-pub mod board;
+pub mod case;
 pub mod casebase;
 pub mod choice;
 pub mod model;

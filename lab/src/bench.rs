@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use precedent::board::Planes;
+use precedent::case::Planes;
 use precedent::casebase::CaseBase;
 use precedent::retrieve::{Mode, ScanLimits, Segment, kernel, scan, scan_bounded, segments};
 use rayon::prelude::*;

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use shakmaty::Color;
 
-use crate::board::{MaterialQuery, Planes};
+use crate::case::{MaterialQuery, Planes};
 use crate::casebase::{Bucket, CaseBase};
 use kernel::{BATCH, ScoreFn};
 
@@ -381,7 +381,7 @@ const FIRST_ROUND: usize = 1 << 16;
 /// The same `k` best cases as [`scan`] (same scores, same tie-breaking), without scanning the
 /// buckets whose material shows that none of their boards can be among them.
 ///
-/// Each bucket's [`crate::board::material_bound`] against the query is computed. First the buckets of the
+/// Each bucket's [`crate::case::planes::material_bound`] against the query is computed. First the buckets of the
 /// highest bounds are scanned, best first, until they hold 65,536 boards or an eighth of them
 /// (and k cases): their k-th best score is a floor no case below it can reach. Then every other bucket whose
 /// bound reaches that floor is scanned in parallel, adjacent ones as one run (which buckets are
@@ -400,7 +400,7 @@ fn scan_bounded_using(
     segments: &[Segment<'_>],
     limits: &ScanLimits<'_>,
 ) -> Retrieved {
-    const MAX: usize = crate::board::MAX_SCORE as usize;
+    const MAX: usize = crate::case::MAX_SCORE as usize;
     let started = Instant::now();
     let total: u64 = segments.iter().map(Segment::case_count).sum();
     // Every bucket as (segment, boards within it), with its bound.

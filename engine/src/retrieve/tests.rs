@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use shakmaty::{Board, Color, Piece, Role, Square};
 
 use super::*;
-use crate::board::similarity;
+use crate::case::similarity;
 use crate::casebase::Bucket;
 use crate::choice::Choice;
 
@@ -43,7 +43,7 @@ fn naive_top(boards: &[Planes], query: &Planes, k: usize, seed: u64) -> Vec<(usi
         .map(|(i, b)| {
             (
                 i,
-                crate::board::similarity_naive(&query.to_board(), &b.to_board()),
+                crate::case::similarity_naive(&query.to_board(), &b.to_board()),
             )
         })
         .collect();

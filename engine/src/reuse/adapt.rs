@@ -7,8 +7,8 @@
 
 use shakmaty::{Board, CastlingSide, Move, Role, Square};
 
-use crate::board::{Planes, piece_score};
-use crate::position::CaseMove;
+use crate::case::CaseMove;
+use crate::case::{Planes, piece_score};
 
 /// The six weights of the adaptation formula, `w1…w6`.
 #[derive(Copy, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

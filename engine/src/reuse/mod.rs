@@ -12,7 +12,7 @@ use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use self::adapt::adapt;
-use crate::board::{MAX_SCORE, Planes};
+use crate::case::{MAX_SCORE, Planes};
 use crate::casebase::{CaseBase, position_key};
 use crate::pgn::GameHeader;
 use crate::position::legal_moves_within;
