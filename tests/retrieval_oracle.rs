@@ -8,10 +8,10 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use precedent::adapt::{ReuseConfig, reuse};
+use precedent::reuse::{ReuseConfig, reuse};
 use precedent::search::Limits;
 
-use precedent::board::{Planes, piece_score};
+use precedent::case::{Planes, piece_score};
 use precedent::casebase::CaseBase;
 use precedent::pgn::{GameVisitor, Selection, open_input};
 use shakmaty::{Board, CastlingMode, Chess, Color, Move, Piece, Position, Square};

@@ -899,8 +899,8 @@ fn the_best_style_gives_multipv_lines_with_exact_scores() {
 /// unsupported kernel is an error that names the variable.
 #[test]
 fn every_scan_kernel_plays_the_same_moves_with_the_same_nodes() {
+    use precedent::choice::Choice;
     use precedent::retrieve::Kernel;
-    use precedent::words::Words;
     let positions = [
         "position startpos moves e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6",
         "position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9",

@@ -8,7 +8,10 @@ use clap::{Arg, ArgAction, ArgMatches, FromArgMatches};
 use precedent::casebase::{CaseBase, CaseBaseError};
 use precedent::player::Loaded;
 use precedent::think::EngineConfig;
-use precedent::think::settings::{Kind, ParamsError, SETTINGS, SettingError, apply_text};
+use precedent::think::{
+    ParamsError,
+    settings::{Kind, SETTINGS, SettingError, apply_text},
+};
 
 /// Why the reasoner could not be set up.
 #[derive(Debug, thiserror::Error)]

@@ -4,7 +4,7 @@ use anyhow::{Result, bail};
 use precedent::position::{parse_fen, play_line};
 use std::time::{Duration, Instant};
 
-use precedent::adapt::NoLegalMove;
+use precedent::reuse::NoLegalMove;
 use precedent::revise::Memory;
 use precedent::search::Limits;
 use precedent::think::{report, think, to_json};

@@ -11,13 +11,13 @@ use shakmaty::{Color, Position};
 use super::patterns::LastMove;
 use super::profile::{Judged, PlayedMove, PlayerModel, ProfileBuilder};
 use super::record::{CaseClock, GameControl};
-use crate::board::Planes;
+use crate::case::CaseMove;
+use crate::case::Planes;
 use crate::casebase::{
     BuildInfo, BuildOptions, BuildStats, CaseBaseError, CaseBaseWriter, CaseMeta, GameRecord,
     position_key,
 };
 use crate::pgn::{InputError, Mover, ParsedGame, Selection, SkipReason, for_each_game};
-use crate::position::CaseMove;
 
 /// What to build.
 #[derive(Clone, Debug)]

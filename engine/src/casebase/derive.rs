@@ -9,8 +9,8 @@ use shakmaty::{Bitboard, CastlingMode, Chess, Color, FromSetup, Rank, Setup, Squ
 use super::index::{IndexEntry, build_index, position_hash};
 use super::patterns::{FAMILIES, MoveContext, PatternCount, PatternCounter, move_patterns};
 use super::record::{CaseMeta, NO_EP};
-use crate::board::Planes;
-use crate::position::CaseMove;
+use crate::case::CaseMove;
+use crate::case::Planes;
 
 /// The position of a case, rebuilt from its record: the board in the mover's point of view
 /// (White to move), its castling rights and en-passant square. `None` if the record does not

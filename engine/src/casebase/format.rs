@@ -46,7 +46,7 @@
 //! side that moved lets the thesis' literal mode compare each segment with the query or its
 //! mirror image without a per-case flag. Within a side, boards are sorted by material (and
 //! within a material by their first case, which keeps a game's boards together): a bucket
-//! is a run of boards with the same [`crate::board::Material`], so that a retrieval can bound
+//! is a run of boards with the same [`crate::case::Material`], so that a retrieval can bound
 //! the similarity of a whole bucket before touching it (see [`crate::retrieve`]). The pattern
 //! counts and the position index are derived from the cases alone (see module `patterns` and
 //! [`super::index`]).

@@ -8,8 +8,8 @@
 use bytemuck::{Pod, Zeroable};
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::board::Planes;
-use crate::position::CaseMove;
+use crate::case::CaseMove;
+use crate::case::Planes;
 
 /// One (position, move) of the index with its count.
 #[repr(C)]

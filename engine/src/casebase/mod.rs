@@ -27,9 +27,9 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use shakmaty::{Color, Position};
 
-use crate::board::Planes;
+use crate::case::CaseMove;
+use crate::case::Planes;
 use crate::pgn::{GameHeader, GameResult};
-use crate::position::CaseMove;
 pub(crate) use format::FORMAT_VERSION;
 use format::{
     ALIGN, HEADER_LEN, HEADER_LEN_V3, Header, MAGIC, OLDEST_VERSION, TRAILER_LEN, TRAILER_MAGIC,

@@ -24,8 +24,8 @@ use shakmaty::{Chess, Color, Move, Position, Role, Square};
 use super::derive::case_position;
 use super::patterns::LastMove;
 use super::record::CaseMeta;
-use crate::board::Planes;
-use crate::position::CaseMove;
+use crate::case::CaseMove;
+use crate::case::Planes;
 
 /// Board inputs of a move's row: 64 × 13 square contents, 64 squares the opponent attacks, 64
 /// squares the mover attacks, 65 destinations of the opponent's last move (the last one:

@@ -5,7 +5,7 @@ use bytemuck::{Pod, Zeroable};
 use shakmaty::{CastlingSide, Chess, EnPassantMode, Position};
 
 use super::patterns::LastMove;
-use crate::position::CaseMove;
+use crate::case::CaseMove;
 
 /// Everything about a case except its board, which lives in a separate flat array so that the
 /// similarity scan touches 32 bytes a case and nothing else.
@@ -140,7 +140,7 @@ pub struct GameRecord {
 #[repr(C)]
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default, Pod, Zeroable)]
 pub struct Bucket {
-    /// The material every board of the bucket has ([`crate::board::Material`]).
+    /// The material every board of the bucket has ([`crate::case::Material`]).
     pub material: [u8; 12],
     /// Index of the bucket's first board; it ends where the next bucket (or the side) starts.
     pub first: u32,
@@ -158,6 +158,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<CaseMeta>(), 12);
         assert_eq!(std::mem::size_of::<GameRecord>(), 24);
         assert_eq!(std::mem::size_of::<Bucket>(), 16);
-        assert_eq!(std::mem::size_of::<crate::board::Planes>(), 32);
+        assert_eq!(std::mem::size_of::<crate::case::Planes>(), 32);
     }
 }

@@ -194,8 +194,19 @@ fn family_counts(cb: &CaseBase) -> Vec<FamilyCount> {
 }
 
 impl std::fmt::Display for CaseBaseSummary {
-    /// The summary as `precedent info` prints it.
+    /// The summary as `precedent info` prints it: what it holds, how it was built, what it
+    /// derived from its cases, whose cases they are.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.write_sizes(f)?;
+        self.write_build(f)?;
+        self.write_derived(f)?;
+        self.write_movers(f)
+    }
+}
+
+impl CaseBaseSummary {
+    /// Its name, format, cases, games and what they take on disk.
+    fn write_sizes(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = self;
         writeln!(f, "case base      {}", s.name)?;
         writeln!(f, "format version {}", s.format_version)?;
@@ -214,6 +225,12 @@ impl std::fmt::Display for CaseBaseSummary {
             s.bytes as f64 / 1e6,
             s.bytes_per_case
         )?;
+        Ok(())
+    }
+
+    /// How it was built: the tool, the sources, the filters and the build's counts.
+    fn write_build(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self;
         writeln!(f, "built by       {}", s.build.tool)?;
         writeln!(f, "sources        {}", s.build.sources.join(", "))?;
         let o = &s.build.options;
@@ -251,6 +268,14 @@ impl std::fmt::Display for CaseBaseSummary {
         if let Some(profile) = &s.build.profile {
             write!(f, "{}", ProfileLines(profile))?;
         }
+        Ok(())
+    }
+
+    /// What the build derived from the cases: the position index, the move patterns, the
+    /// policy and the clocks.
+    fn write_derived(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self;
+        let o = &s.build.options;
         writeln!(f, "position index {} position-move pairs", s.index_entries)?;
         writeln!(
             f,
@@ -304,6 +329,12 @@ impl std::fmt::Display for CaseBaseSummary {
                 )?
             }
         }
+        Ok(())
+    }
+
+    /// Whose cases they are: the players with most cases and the movers' ratings.
+    fn write_movers(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self;
         writeln!(f, "players with most cases:")?;
         for p in &s.top_players {
             writeln!(f, "  {:>10}  {}", p.cases, p.name)?;

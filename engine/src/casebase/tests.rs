@@ -3,8 +3,8 @@ use std::io::Write;
 use shakmaty::{Board, Color, Square};
 
 use super::*;
-use crate::board::Planes;
-use crate::position::CaseMove;
+use crate::case::CaseMove;
+use crate::case::Planes;
 
 fn sample_info() -> BuildInfo {
     BuildInfo {

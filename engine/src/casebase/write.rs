@@ -16,7 +16,7 @@ use super::patterns::PatternCount;
 use super::policy::{self, Policy};
 use super::record::{Bucket, CaseClock, CaseMeta, GAME_STRINGS, GameControl, GameRecord};
 use super::{BuildInfo, CaseBaseError};
-use crate::board::{Material, Planes};
+use crate::case::{Material, Planes};
 
 /// Spill file for one array of records.
 struct Spill {

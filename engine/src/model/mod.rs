@@ -454,7 +454,7 @@ pub fn evidence(
             x[KNN_FEATURE] = (share + 0.01).ln() - 0.01f64.ln();
         }
         if exact_total > 0 {
-            let code = crate::position::CaseMove::from_move(*image, Color::White);
+            let code = crate::case::CaseMove::from_move(*image, Color::White);
             let n = exact.iter().find(|e| Some(e.0) == code).map_or(0, |e| e.1);
             x[EXACT_FEATURE] = ((f64::from(n) + 0.5) / (f64::from(exact_total) + 1.0)).ln()
                 - (0.5 / (f64::from(exact_total) + 1.0)).ln();

@@ -11,7 +11,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::clock::{MoveClock, TimeControl, move_clock, parse_clock};
 use super::header::{GameHeader, GameResult};
-use crate::position::CaseMove;
+use crate::case::CaseMove;
 
 /// Which moves of a game are wanted: the mover must pass every filter given.
 #[derive(Clone, Debug, Default)]

@@ -21,10 +21,11 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position};
 
+use crate::case::CaseMove;
 use crate::casebase::patterns::{FAMILIES, Family, LastMove, MoveContext, move_patterns};
 use crate::casebase::{CaseBase, CaseBaseError, Profile};
 use crate::model::ModelConfig;
-use crate::position::{CaseMove, Game};
+use crate::position::Game;
 
 /// A player file loaded: the player's cases and their profile.
 pub struct Player {

@@ -1,6 +1,6 @@
 //! The scan's kernels: the instructions that score a batch of boards against a query.
 //!
-//! Three kernels give the same scores ([`crate::board::similarity`]): a portable one, one for
+//! Three kernels give the same scores ([`crate::case::similarity`]): a portable one, one for
 //! AVX-512 with its per-word population count (`VPOPCNTDQ`), and one for AVX2, which has no
 //! vector population count. The AVX2 kernel takes four boards at a time into one register per
 //! bit plane (a 4 × 4 transpose), folds the four kinds of square into three masks of weight 4,
@@ -16,8 +16,8 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::board::{Planes, similarity};
-use crate::words::Words;
+use crate::case::{Planes, similarity};
+use crate::choice::Choice;
 
 /// Boards scored per call of a kernel (at most).
 pub(crate) const BATCH: usize = 64;
@@ -25,7 +25,7 @@ pub(crate) const BATCH: usize = 64;
 /// Scores a batch of boards against a query: `out[i]` for `boards[i]`.
 pub(crate) type ScoreFn = fn(&Planes, &[Planes], &mut [u16; BATCH]);
 
-/// A way to score boards, by the instructions it needs (fastest first: [`Words::VALUES`]).
+/// A way to score boards, by the instructions it needs (fastest first: [`Choice::VALUES`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Kernel {
     /// AVX-512 (F, BW, VL, VPOPCNTDQ): a population count per 64-bit word.
@@ -81,7 +81,7 @@ impl Kernel {
     }
 }
 
-crate::words::words!(Kernel, "scan kernel", [
+crate::choice::choice!(Kernel, "scan kernel", [
     Avx512 => "avx512",
     Avx2 => "avx2",
     Portable => "portable",
@@ -200,7 +200,7 @@ fn score_batch_avx2(query: &Planes, boards: &[Planes], out: &mut [u16; BATCH]) {
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use crate::board::Planes;
+    use crate::case::Planes;
 
     /// The query's planes broadcast to every lane, and the kernel's constants.
     pub(super) struct Query {
@@ -307,9 +307,7 @@ mod tests {
                     .collect();
                 let oracle: Vec<u16> = boards
                     .iter()
-                    .map(|b| {
-                        crate::board::similarity_naive(&query.to_board(), &b.to_board()) as u16
-                    })
+                    .map(|b| crate::case::similarity_naive(&query.to_board(), &b.to_board()) as u16)
                     .collect();
                 for kernel in Kernel::VALUES.iter().copied().filter(|k| k.supported()) {
                     let mut out = [u16::MAX; BATCH];

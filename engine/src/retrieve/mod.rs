@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use shakmaty::Color;
 
-use crate::board::{MaterialQuery, Planes};
+use crate::case::{MaterialQuery, Planes};
 use crate::casebase::{Bucket, CaseBase};
 use kernel::{BATCH, ScoreFn};
 
@@ -24,8 +24,7 @@ mod kernel;
 pub use kernel::{KERNEL_VARIABLE, Kernel, kernel, kernel_from_environment, use_kernel};
 
 /// How the query is compared with the cases.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
     /// Both sides seen from the mover: a Black-to-move query is mirrored and meets cases stored
     /// the same way. The default.
@@ -35,7 +34,7 @@ pub enum Mode {
     Thesis,
 }
 
-crate::words::words!(Mode, "mode", [Normalised => "normalised", Thesis => "thesis"]);
+crate::choice::choice!(Mode, "mode", [Normalised => "normalised", Thesis => "thesis"]);
 
 /// Cases a block of the scan covers: the unit of parallel work and of deadline checks.
 const BLOCK: usize = 1 << 14;
@@ -382,7 +381,7 @@ const FIRST_ROUND: usize = 1 << 16;
 /// The same `k` best cases as [`scan`] (same scores, same tie-breaking), without scanning the
 /// buckets whose material shows that none of their boards can be among them.
 ///
-/// Each bucket's [`crate::board::material_bound`] against the query is computed. First the buckets of the
+/// Each bucket's [`crate::case::planes::material_bound`] against the query is computed. First the buckets of the
 /// highest bounds are scanned, best first, until they hold 65,536 boards or an eighth of them
 /// (and k cases): their k-th best score is a floor no case below it can reach. Then every other bucket whose
 /// bound reaches that floor is scanned in parallel, adjacent ones as one run (which buckets are
@@ -401,7 +400,7 @@ fn scan_bounded_using(
     segments: &[Segment<'_>],
     limits: &ScanLimits<'_>,
 ) -> Retrieved {
-    const MAX: usize = crate::board::MAX_SCORE as usize;
+    const MAX: usize = crate::case::MAX_SCORE as usize;
     let started = Instant::now();
     let total: u64 = segments.iter().map(Segment::case_count).sum();
     // Every bucket as (segment, boards within it), with its bound.

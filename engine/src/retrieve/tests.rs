@@ -6,9 +6,9 @@ use rand::{Rng, SeedableRng};
 use shakmaty::{Board, Color, Piece, Role, Square};
 
 use super::*;
-use crate::board::similarity;
+use crate::case::similarity;
 use crate::casebase::Bucket;
-use crate::words::Words;
+use crate::choice::Choice;
 
 /// A random board with about `pieces` pieces.
 pub(crate) fn random_planes(rng: &mut StdRng, pieces: usize) -> Planes {
@@ -43,7 +43,7 @@ fn naive_top(boards: &[Planes], query: &Planes, k: usize, seed: u64) -> Vec<(usi
         .map(|(i, b)| {
             (
                 i,
-                crate::board::similarity_naive(&query.to_board(), &b.to_board()),
+                crate::case::similarity_naive(&query.to_board(), &b.to_board()),
             )
         })
         .collect();

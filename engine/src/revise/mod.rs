@@ -8,15 +8,14 @@ use std::time::Instant;
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
-use crate::adapt::reuse::Decision;
 use crate::position::{Game, legal_moves_within, san};
+use crate::reuse::Decision;
 use crate::search::Evaluation;
 pub use crate::search::Memory;
 use crate::search::{Limits, RootValue, Searcher, Setup, mate_in};
 
 /// The revise stage's settings.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReviseConfig {
     /// Whether to revise at all (off = pure CBR, as in the thesis).
     pub enabled: bool,
@@ -409,8 +408,8 @@ pub(crate) fn root_order(first: impl Iterator<Item = Move>, legal: &[Move]) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapt::reuse::Candidate;
     use crate::position::parse_fen;
+    use crate::reuse::Candidate;
     use shakmaty::uci::UciMove;
 
     /// A decision whose candidates are `moves` with the given vote shares, best-voted first.

@@ -1,9 +1,8 @@
-//! When to stop: the one set of limits every stage reads, and what a search is set up with.
+//! When to stop: the one set of limits every stage reads.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use serde::Serialize;
 use shakmaty::Move;
 
 use super::RootResult;
@@ -48,59 +47,5 @@ impl Limits<'_> {
             && self.max_depth.is_none()
             && self.max_nodes.is_none()
             && self.stop.is_none()
-    }
-}
-
-/// What a search evaluates with and which game it is in (not limits: they hold for the whole
-/// move).
-#[derive(Clone, Copy)]
-pub struct Setup<'a> {
-    /// Evaluate with the network ([`super::nnue`]) rather than the hand-made evaluation.
-    pub network: bool,
-    /// Keys of the game's positions before the root that a repetition could return to
-    /// ([`crate::position::Game::history`]); a return to one scores as a draw.
-    pub history: &'a [u64],
-    /// Deepest iteration the configuration allows (the limits may ask for less).
-    pub max_depth: u32,
-}
-
-impl Default for Setup<'_> {
-    /// The hand-made evaluation, no game before the root, [`MAX_DEPTH`].
-    fn default() -> Self {
-        Setup {
-            network: false,
-            history: &[],
-            max_depth: MAX_DEPTH,
-        }
-    }
-}
-
-/// The search's static evaluation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Evaluation {
-    /// The network, except for a level that names the evaluation it was fitted and calibrated
-    /// on.
-    #[default]
-    Auto,
-    /// The network ([`super::nnue`], the embedded `nets/default.nnue`) everywhere.
-    Network,
-    /// The hand-made evaluation ([`super::evaluate()`]) everywhere.
-    Classic,
-}
-
-crate::words::words!(Evaluation, "evaluation", [
-    Auto => "auto",
-    Network => "network",
-    Classic => "classic",
-]);
-
-impl Evaluation {
-    /// Whether the search uses the network.
-    pub fn network(self) -> bool {
-        match self {
-            Evaluation::Auto | Evaluation::Network => true,
-            Evaluation::Classic => false,
-        }
     }
 }

@@ -36,7 +36,8 @@ use self::picker::{Kind, Picker, is_tactical, mvv_lva, table_move};
 use self::see::see_ge;
 use self::tt::{Bound, Hit, TranspositionTable};
 use crate::position::key;
-pub use limits::{Evaluation, Limits, MAX_DEPTH, Setup};
+pub use limits::{Limits, MAX_DEPTH};
+pub use setup::{Evaluation, Setup};
 
 /// Larger than any evaluation.
 pub const INF: i32 = 32_000;
@@ -940,6 +941,7 @@ mod params;
 pub mod picker;
 mod roots;
 pub mod see;
+mod setup;
 pub(crate) mod tt;
 
 #[cfg(test)]

@@ -1,21 +1,19 @@
-//! The engine's configuration: how the cases are reused and how the search revises them. It is
-//! also the contents of a parameter file (TOML, flat: `k`, `p`, `mode`, `weights`, `seed`,
-//! and a `[revise]` table), as `precedent tune` writes it.
+//! The engine's configuration: how the cases are reused, how the search revises them, the move
+//! model and the levels. A parameter file holds it (`think::params`): the registry's settings
+//! (`think::settings`) under their keys, and the structures below under their field names.
 
 use serde::Serialize;
 
-use crate::adapt::reuse::ReuseConfig;
 use crate::model::network::Network;
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
 use crate::player::PlayerWeights;
+use crate::reuse::ReuseConfig;
 use crate::revise::ReviseConfig;
 use crate::search::Evaluation;
 use crate::think::pace::PaceModel;
-use crate::think::settings::{Origin, ParamsError, check_file, validate};
 
 /// How the engine picks its move among the legal ones.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Style {
     /// The move the model finds most probable for a player of the case base: imitation.
     #[default]
@@ -30,7 +28,7 @@ pub enum Style {
     Natural,
 }
 
-crate::words::words!(Style, "style", [
+crate::choice::choice!(Style, "style", [
     Imitate => "imitate",
     Human => "human",
     Best => "best",
@@ -53,24 +51,31 @@ pub enum Decider {
 }
 
 /// Everything that decides how the engine chooses a move.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
-#[serde(default)]
+///
+/// Serde reads the parameter file's structures alone (`errors`, `model`, `levels`, …), each
+/// missing one the default's; the settings, which it skips, are read and written through the
+/// registry ([`crate::think::settings::SETTINGS`]), which names their keys
+/// ([`crate::think::params`]).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, default = "EngineConfig::base")]
 pub struct EngineConfig {
     /// How the move is picked.
+    #[serde(skip)]
     pub style: Style,
     /// `human` style: moves are drawn with probability ∝ P^(1/temperature); 1 = the model's own
     /// probabilities, below 1 sharper. The default 0.8 makes the engine blunder as often as the
     /// humans it imitates: on 1,000 held-out positions of movers rated 1400–1799 (Stockfish
     /// depth 12, loss ≥ 200 cp) 9.3 % against the humans' 8.7 %; at 1 it was 11.8 %.
+    #[serde(skip)]
     pub temperature: f64,
     /// `human` style, when set: no draw, but the rule of [`ErringRule`] (err where the model's
     /// likeliest error is tempting enough). `None`: draw at `temperature`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<ErringRule>,
     /// Retrieval, adaptation and the vote.
-    #[serde(flatten)]
+    #[serde(skip)]
     pub reuse: ReuseConfig,
     /// The revise stage (a tactical check of the cases' proposals).
+    #[serde(skip)]
     pub revise: ReviseConfig,
     /// The move model's weights (fitted by `precedent fit moves`).
     pub model: ModelConfig,
@@ -82,20 +87,18 @@ pub struct EngineConfig {
     /// calibrated under, kept when the model's network is refitted without them. `None`: the
     /// model's. It belongs to the levels of its file: a parameter file with levels of its own and no `level_network` plays them
     /// on its own model's network.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub level_network: Option<Network>,
     /// Play at this level (`UCI_LimitStrength` with `UCI_Elo`): the `human` style with the
     /// model and temperature of the level nearest to it. `None` = the style above.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip)]
     pub elo: Option<u16>,
     /// Under a clock, hold the move as long as a person would have thought about it (`HumanTime`,
     /// [`crate::think::PaceModel`]); the search itself stops by then. Off: the clock's budget.
+    #[serde(skip)]
     pub human_time: bool,
     /// The pacing model `human_time` draws a move's time from (fitted by `precedent fit time`).
-    #[serde(skip_serializing_if = "PaceModel::is_empty")]
     pub pace: PaceModel,
     /// How a player file's evidence moves the move model (fitted by `precedent players --fit`).
-    #[serde(skip_serializing_if = "PlayerWeights::is_default")]
     pub player: PlayerWeights,
 }
 
@@ -303,46 +306,56 @@ pub struct LevelChoice<'a> {
 /// The parameter file of the embedded default case base, fitted on games outside it.
 const DEFAULT_PARAMS: &str = include_str!("../../../casebases/default.toml");
 
+std::thread_local! {
+    /// Whether this thread is reading the embedded parameter file for [`EngineConfig::default`].
+    static READING_DEFAULTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 impl Default for EngineConfig {
-    /// The defaults, with the move model fitted for the embedded case base.
+    /// The defaults, with the move model, the levels and the pacing model fitted for the
+    /// embedded case base.
     fn default() -> EngineConfig {
-        static FITTED: std::sync::OnceLock<Fitted> = std::sync::OnceLock::new();
-        // Only the model and the levels are read here: parsing a whole EngineConfig would call
-        // this function for its defaults, from inside the initialisation.
-        #[derive(Clone, Default, serde::Deserialize)]
-        struct Fitted {
-            #[serde(default)]
-            model: ModelConfig,
-            #[serde(default)]
-            levels: Vec<Level>,
-            #[serde(default)]
-            level_network: Option<Network>,
-            #[serde(default)]
-            pace: PaceModel,
-            #[serde(default)]
-            player: PlayerWeights,
-        }
-        let model = FITTED
-            .get_or_init(|| toml::from_str::<Fitted>(DEFAULT_PARAMS).unwrap_or_default())
-            .clone();
+        static FITTED: std::sync::OnceLock<EngineConfig> = std::sync::OnceLock::new();
+        FITTED
+            .get_or_init(|| {
+                READING_DEFAULTS.with(|r| r.set(true));
+                // The embedded file parses (a test says so).
+                let fitted = toml::from_str(DEFAULT_PARAMS).unwrap_or_else(|_| Self::unfitted());
+                READING_DEFAULTS.with(|r| r.set(false));
+                fitted
+            })
+            .clone()
+    }
+}
+
+impl EngineConfig {
+    /// The settings' defaults, with no move model, no levels and no pacing model.
+    fn unfitted() -> EngineConfig {
         EngineConfig {
             style: Style::default(),
             temperature: 0.8,
             errors: None,
             reuse: ReuseConfig::default(),
             revise: ReviseConfig::default(),
-            model: model.model,
-            levels: model.levels,
-            level_network: model.level_network,
+            model: ModelConfig::default(),
+            levels: Vec::new(),
+            level_network: None,
             elo: None,
             human_time: false,
-            pace: model.pace,
-            player: model.player,
+            pace: PaceModel::default(),
+            player: PlayerWeights::default(),
         }
     }
-}
 
-impl EngineConfig {
+    /// What serde starts from (what a parameter file leaves out): the defaults, or, while the
+    /// defaults themselves are read from the embedded file, the unfitted ones.
+    fn base() -> EngineConfig {
+        match READING_DEFAULTS.with(|r| r.get()) {
+            true => EngineConfig::unfitted(),
+            false => EngineConfig::default(),
+        }
+    }
+
     /// The `elo` settings the levels cover (lowest and highest level), if there are levels.
     pub(crate) fn elo_range(&self) -> Option<(u16, u16)> {
         let lo = self.levels.iter().map(|l| l.elo).min()?;
@@ -473,63 +486,11 @@ impl EngineConfig {
         };
         (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)))
     }
-
-    /// Reads a parameter file (TOML, as `precedent tune --out` writes it); missing keys keep
-    /// their defaults. Every key must be a setting of the registry or a part of the levels and
-    /// models (an unknown one is an error naming it, the file and the line, and the nearest
-    /// valid key), every value in its range, every model's weights one per feature; `seed = 0`
-    /// is a fresh seed every move.
-    pub fn load(path: &std::path::Path) -> Result<EngineConfig, ParamsError> {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ParamsError::Read {
-            path: name.clone(),
-            source,
-        })?;
-        EngineConfig::parse(&text, &name)
-    }
-
-    /// A parameter file's text (`name` names it in messages): as [`EngineConfig::load`].
-    pub fn parse(text: &str, name: &str) -> Result<EngineConfig, ParamsError> {
-        let keys = check_file(text, name)?;
-        let mut cfg: EngineConfig = toml::from_str(text).map_err(|e| ParamsError::Syntax {
-            path: name.to_string(),
-            message: match e.span() {
-                Some(span) => format!(
-                    "line {}: {}",
-                    text[..span.start.min(text.len())].matches('\n').count() + 1,
-                    e.message().trim_end()
-                ),
-                None => e.message().trim_end().to_string(),
-            },
-        })?;
-        cfg.reuse.seed = cfg.reuse.seed.filter(|s| *s != 0);
-        // The levels' network belongs to the levels it came with: a file's own levels, without
-        // one, play its model's.
-        let has = |key: &str| keys.iter().any(|k| k == key);
-        if has("levels") && !has("level_network") {
-            cfg.level_network = None;
-        }
-        validate(&cfg).map_err(|e| {
-            e.at(Origin::File {
-                path: name.to_string(),
-                line: 1,
-            })
-        })?;
-        Ok(cfg)
-    }
-
-    /// Writes a parameter file.
-    pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
-        let text = toml::to_string_pretty(self).map_err(|e| e.to_string())?;
-        std::fs::write(path, text)
-            .map_err(|e| format!("{}: cannot write parameters: {e}", path.display()))
-    }
 }
 
 #[cfg(test)]
-mod params_tests {
+mod tests {
     use super::*;
-    use crate::retrieve::Mode;
 
     #[test]
     fn the_embedded_parameter_file_parses_with_a_model() {
@@ -576,55 +537,6 @@ mod params_tests {
         );
         assert_eq!(with(Style::Imitate, true, &fitted), (Decider::Model, false));
         assert_eq!(with(Style::Human, true, &fitted), (Decider::Model, false));
-    }
-
-    #[test]
-    fn the_embedded_parameter_file_passes_the_registry_and_its_models_are_complete() {
-        let cfg = EngineConfig::parse(DEFAULT_PARAMS, "default.toml").expect("default.toml");
-        assert_eq!(cfg.levels, EngineConfig::default().levels);
-        // A weight misspelt or left out of a level's model is an error, not a weight of 0.
-        let misspelt = DEFAULT_PARAMS.replacen("loss_last =", "loss_lst =", 1);
-        let e = EngineConfig::parse(&misspelt, "d.toml").expect_err("misspelt");
-        assert!(
-            e.to_string()
-                .starts_with("unknown setting `model.weights.loss_lst` in d.toml line "),
-            "{e}"
-        );
-        assert!(
-            e.to_string()
-                .ends_with("did you mean `model.weights.loss_last`?"),
-            "{e}"
-        );
-        let (head, tail) =
-            DEFAULT_PARAMS.split_at(DEFAULT_PARAMS.find("[[levels]]").expect("levels"));
-        let missing = format!("{head}{}", tail.replacen("exact =", "# exact =", 1));
-        let e = EngineConfig::parse(&missing, "d.toml").expect_err("missing");
-        assert!(
-            e.to_string()
-                .starts_with("missing weight `levels.model.weights.exact` in d.toml"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn a_misspelt_key_of_a_level_or_its_errors_rule_is_refused_with_its_line() {
-        // The structures' own fields are their schema: serde refuses any other key.
-        let (head, tail) =
-            DEFAULT_PARAMS.split_at(DEFAULT_PARAMS.find("[[levels]]").expect("levels"));
-        for (key, typo) in [("temperature =", "tempreature ="), ("ratio =", "ration =")] {
-            let text = format!("{head}{}", tail.replacen(key, typo, 1));
-            let at = text.find(typo).expect("replaced");
-            let line = text[..at].matches('\n').count() + 1;
-            let e = EngineConfig::parse(&text, "d.toml").expect_err("misspelt");
-            let field = typo.trim_end_matches(" =");
-            assert!(
-                e.to_string().starts_with(&format!(
-                    "d.toml: bad parameter file: line {line}: unknown field `{field}`, expected"
-                )),
-                "{e}"
-            );
-            assert!(!e.to_string().contains('\n'), "one line: {e}");
-        }
     }
 
     #[test]
@@ -1168,52 +1080,5 @@ mod params_tests {
                 "{e}"
             );
         }
-    }
-
-    #[test]
-    fn parameter_files_round_trip_and_fill_defaults() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("p.toml");
-        let mut cfg = EngineConfig::default();
-        cfg.reuse.k = 17;
-        cfg.reuse.p = 3.5;
-        cfg.reuse.mode = Mode::Thesis;
-        cfg.reuse.weights.0[4] = 10.0;
-        cfg.revise.tolerance = 80;
-        cfg.save(&path).expect("save");
-        assert_eq!(EngineConfig::load(&path).expect("load"), cfg);
-        std::fs::write(&path, "k = 5\n").expect("write");
-        let partial = EngineConfig::load(&path).expect("partial");
-        assert_eq!(
-            (partial.reuse.k, partial.reuse.p),
-            (5, EngineConfig::default().reuse.p)
-        );
-        std::fs::write(&path, "errors = { loss = 200, ratio = 0.1 }\n").expect("write");
-        assert_eq!(
-            EngineConfig::load(&path).expect("errors").errors,
-            Some(ErringRule {
-                loss: 200,
-                ratio: 0.1,
-                hidden: None,
-            })
-        );
-        std::fs::write(&path, "errors = { loss = 200, ratio = 0.1, hidden = 80 }\n")
-            .expect("write");
-        assert_eq!(
-            EngineConfig::load(&path).expect("hidden errors").errors,
-            Some(ErringRule {
-                loss: 200,
-                ratio: 0.1,
-                hidden: Some(80),
-            })
-        );
-        std::fs::write(&path, "errors = { loss = 200, ratio = -1.0 }\n").expect("write");
-        let e = EngineConfig::load(&path)
-            .expect_err("negative ratio")
-            .to_string();
-        assert!(e.contains("errors.ratio") && e.contains("p.toml"), "{e}");
-        std::fs::write(&path, "k = \"many\"\n").expect("write");
-        let e = EngineConfig::load(&path).expect_err("bad").to_string();
-        assert!(e.contains("`k`") && e.contains("p.toml line 1"), "{e}");
     }
 }

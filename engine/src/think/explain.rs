@@ -2,8 +2,8 @@
 //! how the cases voted and what the search said of their proposals. One writer for every
 //! front end: UCI sends each line as `info string …`, `precedent go` prints them.
 
-use crate::adapt::reuse::{CaseRef, Decision};
 use crate::position::san;
+use crate::reuse::{CaseRef, Decision};
 use crate::revise::{Revised, describe_value};
 use crate::think::config::{Level, Style};
 use crate::think::{DecidedBy, Judgement, Thought};

@@ -5,6 +5,7 @@
 pub(crate) mod config;
 pub(crate) mod explain;
 pub(crate) mod pace;
+pub mod params;
 pub mod settings;
 pub(crate) mod timeman;
 pub use config::{Decider, EngineConfig, ErringRule, Level, Style};
@@ -12,13 +13,13 @@ pub use explain::{report, to_json};
 pub use pace::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
 };
+pub use params::ParamsError;
 pub use timeman::{Clock, budget, plan};
 
 use std::time::{Duration, Instant};
 
 use shakmaty::{CastlingMode, Move, Position};
 
-use crate::adapt::reuse::{Decision, NoLegalMove, expected_to_cp, reuse};
 use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
 use crate::model::{
@@ -26,6 +27,7 @@ use crate::model::{
 };
 use crate::player::{Knowledge, PlayerEvidence, layered};
 use crate::position::{Game, legal_moves_within};
+use crate::reuse::{Decision, NoLegalMove, expected_to_cp, reuse};
 use crate::revise::{
     Memory, ReviseConfig, Revised, analyse, revise, scaled_tolerance, search_best,
 };

@@ -1,10 +1,10 @@
 //! The registry of the reasoner's settings: each one declared once, in [`SETTINGS`], with its
 //! name, type, range, one line of help and the places it can be given. Everything else is
 //! derived from it: the UCI `option` lines and `setoption` (`uci::options`), the command line's
-//! flags, the parameter file's keys ([`EngineConfig::load`]), the match spec's
+//! flags, the parameter file's keys ([`crate::think::params`]), the match spec's
 //! `precedent:key=value` and `tune`'s genes. [`validate`] checks a whole configuration however
 //! it was assembled. A setting's default is the one of [`EngineConfig::default`] (the stages
-//! declare their own defaults beside their settings: [`crate::adapt::reuse::ReuseConfig`],
+//! declare their own defaults beside their settings: [`crate::reuse::ReuseConfig`],
 //! [`crate::revise::ReviseConfig`]).
 //!
 //! `seed` 0 means a fresh random seed for every move, wherever it is given; any other value
@@ -12,11 +12,11 @@
 
 use std::fmt;
 
-use crate::adapt::Weights;
+use crate::choice::Choice;
 use crate::retrieve::Mode;
+use crate::reuse::Weights;
 use crate::search::{Evaluation, MAX_DEPTH};
 use crate::think::config::{EngineConfig, Style};
-use crate::words::Words;
 
 /// A setting's type and range (inclusive).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -138,7 +138,7 @@ pub static SETTINGS: [Setting; 15] = [
         uci: Some("Style"),
         file: Some("style"),
         cli: true,
-        kind: Kind::Choice(<Style as Words>::WORDS),
+        kind: Kind::Choice(<Style as Choice>::WORDS),
         help: "how the move is chosen: imitate (the move model's most probable move), human \
                (drawn from its probabilities), best (the strongest) or natural (the model's \
                likeliest move within the tolerance of the strongest)",
@@ -195,7 +195,7 @@ pub static SETTINGS: [Setting; 15] = [
         uci: Some("Mode"),
         file: Some("mode"),
         cli: true,
-        kind: Kind::Choice(<Mode as Words>::WORDS),
+        kind: Kind::Choice(<Mode as Choice>::WORDS),
         help: "normalised (from the mover's point of view) or thesis (boards as they stand)",
         gene: None,
         needs_revise: false,
@@ -362,7 +362,7 @@ pub static SETTINGS: [Setting; 15] = [
         uci: Some("Evaluation"),
         file: Some("revise.eval"),
         cli: true,
-        kind: Kind::Choice(<Evaluation as Words>::WORDS),
+        kind: Kind::Choice(<Evaluation as Choice>::WORDS),
         help: "the search's static evaluation: auto (the network, or a level's own if it names \
                one), network (the embedded NNUE) or classic (the hand-made one)",
         gene: None,
@@ -909,227 +909,6 @@ fn check_level(level: &crate::think::Level) -> Result<(), SettingError> {
     Ok(())
 }
 
-/// The parameter file's tables that are not settings of the registry. Their keys are their
-/// structures' fields (`EngineConfig`'s `errors`, `model`, `levels`, `level_network`, `pace`,
-/// `player`),
-/// and serde refuses any other (`deny_unknown_fields` on each structure); only a model's
-/// weights, a table keyed by feature, are checked here ([`check_weights`]).
-const STRUCTURES: &[&str] = &[
-    "errors",
-    "model",
-    "levels",
-    "level_network",
-    "pace",
-    "player",
-];
-
-/// Why a parameter file was refused.
-#[derive(Debug, thiserror::Error)]
-pub enum ParamsError {
-    /// It could not be read.
-    #[error("{path}: cannot read parameters: {source}")]
-    Read {
-        /// The file.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// It is not TOML, or a value is not of its field's type.
-    #[error("{path}: bad parameter file: {message}")]
-    Syntax {
-        /// The file.
-        path: String,
-        /// The parser's message, with the line.
-        message: String,
-    },
-    /// A setting is unknown or out of range.
-    #[error(transparent)]
-    Setting(#[from] SettingError),
-}
-
-type DeTable<'i> = toml::de::DeTable<'i>;
-type DeValue<'i> = toml::de::DeValue<'i>;
-
-/// Checks a parameter file's text against the registry and the tables' schema: every key
-/// known, every setting in its range, every model's weights one per feature. `path` names the
-/// file in messages. Returns the file's top-level keys.
-pub(crate) fn check_file(text: &str, path: &str) -> Result<Vec<String>, ParamsError> {
-    let table = DeTable::parse(text).map_err(|e| ParamsError::Syntax {
-        path: path.to_string(),
-        message: e.message().to_string(),
-    })?;
-    let line = |span: std::ops::Range<usize>| Origin::File {
-        path: path.to_string(),
-        line: text[..span.start.min(text.len())].matches('\n').count() + 1,
-    };
-    check_settings(table.get_ref(), "", &line)?;
-    Ok(table
-        .get_ref()
-        .iter()
-        .map(|(k, _)| k.get_ref().to_string())
-        .collect())
-}
-
-/// The registry's settings in the table at `prefix` (`""` or `"revise."`), and the structures.
-fn check_settings(
-    table: &DeTable<'_>,
-    prefix: &str,
-    line: &dyn Fn(std::ops::Range<usize>) -> Origin,
-) -> Result<(), SettingError> {
-    let settings: Vec<(&str, &Setting)> = SETTINGS
-        .iter()
-        .filter_map(|s| Some((s.file?.strip_prefix(prefix)?, s)))
-        .filter(|(k, _)| !k.contains('.'))
-        .collect();
-    let tables: Vec<&str> = if prefix.is_empty() {
-        vec!["revise"]
-    } else {
-        Vec::new()
-    };
-    let structures: &[&str] = if prefix.is_empty() { STRUCTURES } else { &[] };
-    for (key, value) in table.iter() {
-        let name = key.get_ref().as_ref();
-        let origin = line(key.span());
-        if let Some((_, s)) = settings.iter().find(|(k, _)| *k == name) {
-            s.check(file_value(s, value.get_ref()))
-                .map_err(|e| e.at(origin))?;
-        } else if tables.contains(&name) {
-            let Some(inner) = value.get_ref().as_table() else {
-                return Err(not_a_table(prefix, name, origin));
-            };
-            check_settings(inner, &format!("{name}."), line)?;
-        } else if structures.contains(&name) {
-            check_structure(value, name, line)?;
-        } else {
-            let names = settings
-                .iter()
-                .map(|(k, _)| *k)
-                .chain(tables.iter().copied())
-                .chain(structures.iter().copied());
-            let nearest = nearest_name(name, names).map(|n| format!("{prefix}{n}"));
-            return Err(SettingError::Unknown {
-                key: format!("{prefix}{name}"),
-                origin: Some(origin),
-                nearest,
-            });
-        }
-    }
-    Ok(())
-}
-
-fn not_a_table(prefix: &str, name: &str, origin: Origin) -> SettingError {
-    SettingError::NotA {
-        name: format!("{prefix}{name}"),
-        got: String::new(),
-        expected: "a table".into(),
-        origin: Some(origin),
-    }
-}
-
-/// The value of `key` in `table`, if it is a table that has it.
-fn field<'v, 'i>(
-    table: &'v toml::Spanned<DeValue<'i>>,
-    key: &str,
-) -> Option<&'v toml::Spanned<DeValue<'i>>> {
-    table.get_ref().as_table().and_then(|t| {
-        t.iter()
-            .find(|(k, _)| k.get_ref().as_ref() == key)
-            .map(|(_, v)| v)
-    })
-}
-
-/// The weights of a structure's models: the top-level `model`'s and each level's.
-fn check_structure(
-    value: &toml::Spanned<DeValue<'_>>,
-    name: &str,
-    line: &dyn Fn(std::ops::Range<usize>) -> Origin,
-) -> Result<(), SettingError> {
-    let models: Vec<(&toml::Spanned<DeValue<'_>>, &str)> = match name {
-        "model" => vec![(value, "model")],
-        "levels" => value
-            .get_ref()
-            .as_array()
-            .into_iter()
-            .flat_map(|items| items.iter())
-            .filter_map(|level| field(level, "model"))
-            .map(|model| (model, "levels.model"))
-            .collect(),
-        _ => Vec::new(),
-    };
-    for (model, path) in models {
-        if let Some(weights) = field(model, "weights") {
-            check_weights(weights, &format!("{path}.weights"), line)?;
-        }
-    }
-    Ok(())
-}
-
-/// A model's weights: one per feature of the model, no more, no fewer.
-fn check_weights(
-    value: &toml::Spanned<DeValue<'_>>,
-    path: &str,
-    line: &dyn Fn(std::ops::Range<usize>) -> Origin,
-) -> Result<(), SettingError> {
-    let Some(table) = value.get_ref().as_table() else {
-        return Err(not_a_table("", path, line(value.span())));
-    };
-    let names = crate::model::FEATURES;
-    for (key, _) in table.iter() {
-        let name = key.get_ref().as_ref();
-        if !names.contains(&name) {
-            return Err(SettingError::Unknown {
-                key: format!("{path}.{name}"),
-                origin: Some(line(key.span())),
-                nearest: nearest_name(name, names.iter().copied()).map(|n| format!("{path}.{n}")),
-            });
-        }
-    }
-    if let Some(missing) = names
-        .iter()
-        .find(|n| !table.iter().any(|(k, _)| k.get_ref().as_ref() == **n))
-    {
-        return Err(SettingError::MissingWeight {
-            name: format!("{path}.{missing}"),
-            origin: Some(line(value.span())),
-        });
-    }
-    Ok(())
-}
-
-/// A parameter file's value as a setting's value (a whole number where a number is expected
-/// is that number; anything of another type is refused by [`Setting::check`]).
-fn file_value(s: &Setting, v: &DeValue<'_>) -> Value {
-    let number = |v: &DeValue<'_>| match v {
-        DeValue::Integer(i) => i64::from_str_radix(&i.as_str().replace('_', ""), i.radix())
-            .ok()
-            .map(|n| n as f64),
-        DeValue::Float(f) => f.as_str().replace('_', "").parse().ok(),
-        _ => None,
-    };
-    match (s.kind, v) {
-        (_, DeValue::Boolean(b)) => Value::Bool(*b),
-        (Kind::Float { .. }, v) if number(v).is_some() => Value::Float(number(v).unwrap_or(0.0)),
-        (_, DeValue::Integer(i)) => {
-            match i64::from_str_radix(&i.as_str().replace('_', ""), i.radix()) {
-                Ok(n) => Value::Int(n),
-                Err(_) => Value::Choice(i.as_str().to_string()),
-            }
-        }
-        (_, DeValue::Float(f)) => {
-            Value::Float(f.as_str().replace('_', "").parse().unwrap_or(f64::NAN))
-        }
-        (_, DeValue::String(t)) => Value::Choice(t.to_string()),
-        (Kind::Weights { .. }, DeValue::Array(a)) => {
-            let w: Vec<f64> = a.iter().filter_map(|x| number(x.get_ref())).collect();
-            match <[f64; 6]>::try_from(w) {
-                Ok(w) => Value::Weights(w),
-                Err(_) => Value::Choice(format!("an array of {} numbers", a.len())),
-            }
-        }
-        _ => Value::Choice(v.type_str().to_string()),
-    }
-}
-
 /// The genes `tune` evolves, in order: a name and how it moves (`w1`…`w6`, `log2_k`, `p`,
 /// `tolerance`); with `revise` off, only those that matter without it.
 pub fn genes(revise: bool) -> Vec<(String, &'static Setting, Gene)> {
@@ -1299,7 +1078,7 @@ mod tests {
 
     #[test]
     fn every_choice_word_sets_its_value_and_reads_back() {
-        // The registry's words are the types' own lists (`words!`), so none can be accepted by
+        // The registry's words are the types' own lists (`choice!`), so none can be accepted by
         // the registry and then dropped by the setter.
         let mut choices = 0;
         for setting in &SETTINGS {

@@ -22,11 +22,11 @@ use std::time::{Duration, Instant};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
-use crate::adapt::reuse::{NoLegalMove, expected_to_cp, reuse};
 use crate::casebase::{CaseBase, CaseBaseError};
 use crate::pgn::MoveClock;
 use crate::player::Loaded;
 use crate::position::{Game, parse_fen, play_line};
+use crate::reuse::{NoLegalMove, expected_to_cp, reuse};
 use crate::revise::Memory;
 use crate::search::Limits;
 use crate::search::RootResult;

@@ -4,9 +4,8 @@ use std::path::PathBuf;
 
 use crate::search::tt::{DEFAULT_MB, MAX_MB};
 use crate::think::config::EngineConfig;
-use crate::think::settings::{
-    Kind, ParamsError, SETTINGS, Setting, SettingError, Value, unknown, validate,
-};
+use crate::think::params::ParamsError;
+use crate::think::settings::{Kind, SETTINGS, Setting, SettingError, Value, unknown, validate};
 
 /// Current option values.
 #[derive(Clone, Debug)]
@@ -52,15 +51,15 @@ impl Default for Options {
 }
 
 /// `UCI_Elo`'s default.
-pub(crate) const DEFAULT_ELO: u16 = 1400;
+const DEFAULT_ELO: u16 = 1400;
 /// `UCI_Elo`'s range when the parameters have no levels (the option then changes nothing).
 const NO_LEVELS_RANGE: (u16, u16) = (DEFAULT_ELO, DEFAULT_ELO);
 
 /// Default `Move Overhead` (ms): what GUIs expect (Stockfish's default), and less than the
 /// increment of the fastest controls engines are tested at (1+0.01).
-pub(crate) const DEFAULT_MOVE_OVERHEAD: u64 = 10;
+const DEFAULT_MOVE_OVERHEAD: u64 = 10;
 /// The `CaseBase` value that names the embedded case base.
-pub(crate) const EMBEDDED: &str = "<default>";
+const EMBEDDED: &str = "<default>";
 /// The `Params` value that loads nothing.
 const NO_PARAMS: &str = "<none>";
 /// Most `Threads`.
@@ -88,214 +87,135 @@ pub enum Change {
     Corrected(String),
 }
 
-/// A value of one of the engine's own options, checked against its type.
-enum Arg<'a> {
-    /// A spin's number (in its range, unless the option clamps).
-    Int(i64),
-    /// A check's value.
-    Bool(bool),
-    /// A string's text, trimmed.
-    Text(&'a str),
-    /// A button was pressed.
-    Press,
-}
-
-/// The UCI type of one of the engine's own options.
+/// The UCI type of one of the engine's own options, with the field it shows and how a value
+/// sets it.
 #[derive(Clone, Copy)]
 enum Type {
     /// A whole number in the range (lowest, highest), which may depend on the options
-    /// (`UCI_Elo`'s on the levels); `clamps`: a value outside is brought into it, not refused.
+    /// (`UCI_Elo`'s on the levels); `clamps`: a value outside is brought into it by `set`, not
+    /// refused.
     Spin {
         range: fn(&Options) -> (i64, i64),
         clamps: bool,
+        get: fn(&Options) -> i64,
+        set: fn(&mut Options, i64) -> Change,
     },
     /// `true` or `false`.
-    Check,
-    /// Any text.
-    Text,
+    Check {
+        get: fn(&Options) -> bool,
+        set: fn(&mut Options, bool) -> Change,
+    },
+    /// Any text (trimmed).
+    Text {
+        get: fn(&Options) -> String,
+        set: fn(&mut Options, &str) -> Result<Change, SettingError>,
+    },
     /// No value.
-    Button,
+    Button(fn(&mut Options) -> Change),
 }
 
-/// One of the engine's own options, declared once: its name, type, announced default and what
-/// setting it does. (The reasoner's options are the settings registry's, [`SETTINGS`].)
+/// One of the engine's own options: its name and type. `uci` announces its field's value in
+/// [`Options::default`] as its default. (The reasoner's options are the settings registry's,
+/// [`SETTINGS`].)
 struct EngineOption {
     name: &'static str,
     kind: Type,
-    /// The default `uci` announces (none for a button).
-    default: fn(&Options) -> String,
-    apply: fn(&mut Options, Arg<'_>) -> Result<Change, SettingError>,
 }
 
-/// The engine's options `uci` lists before the reasoner's.
+const fn spin(
+    name: &'static str,
+    range: fn(&Options) -> (i64, i64),
+    get: fn(&Options) -> i64,
+    set: fn(&mut Options, i64) -> Change,
+) -> EngineOption {
+    let clamps = false;
+    EngineOption {
+        name,
+        kind: Type::Spin {
+            range,
+            clamps,
+            get,
+            set,
+        },
+    }
+}
+
+/// A spin whose `set` brings a value outside its range into it.
+const fn clamped(
+    name: &'static str,
+    range: fn(&Options) -> (i64, i64),
+    get: fn(&Options) -> i64,
+    set: fn(&mut Options, i64) -> Change,
+) -> EngineOption {
+    let clamps = true;
+    EngineOption {
+        name,
+        kind: Type::Spin {
+            range,
+            clamps,
+            get,
+            set,
+        },
+    }
+}
+
+const fn check(
+    name: &'static str,
+    get: fn(&Options) -> bool,
+    set: fn(&mut Options, bool) -> Change,
+) -> EngineOption {
+    EngineOption {
+        name,
+        kind: Type::Check { get, set },
+    }
+}
+
+const fn text(
+    name: &'static str,
+    get: fn(&Options) -> String,
+    set: fn(&mut Options, &str) -> Result<Change, SettingError>,
+) -> EngineOption {
+    EngineOption {
+        name,
+        kind: Type::Text { get, set },
+    }
+}
+
+const fn button(name: &'static str, press: fn(&mut Options) -> Change) -> EngineOption {
+    EngineOption {
+        name,
+        kind: Type::Button(press),
+    }
+}
+
+/// The engine's options `uci` lists before the reasoner's, one a line: name, range, the field
+/// it shows, what setting it does.
+#[rustfmt::skip]
 static BEFORE_REASONER: [EngineOption; 7] = [
-    EngineOption {
-        name: "CaseBase",
-        kind: Type::Text,
-        default: |_| EMBEDDED.to_string(),
-        apply: |_, v| {
-            let Arg::Text(v) = v else {
-                return Ok(Change::None);
-            };
-            let path = (!(v.is_empty() || v == EMBEDDED)).then(|| PathBuf::from(v));
-            Ok(Change::CaseBase(path))
-        },
-    },
-    EngineOption {
-        name: "Threads",
-        kind: Type::Spin {
-            range: |_| (1, MAX_THREADS),
-            clamps: false,
-        },
-        default: |o| o.threads.to_string(),
-        apply: |o, v| {
-            if let Arg::Int(n) = v {
-                o.threads = n as usize;
-            }
-            Ok(Change::Threads)
-        },
-    },
-    EngineOption {
-        name: "Hash",
-        kind: Type::Spin {
-            range: |_| (1, MAX_MB as i64),
-            clamps: false,
-        },
-        default: |_| DEFAULT_MB.to_string(),
-        apply: |o, v| {
-            if let Arg::Int(n) = v {
-                o.hash = n as u64;
-            }
-            Ok(Change::Hash)
-        },
-    },
-    EngineOption {
-        name: "Clear Hash",
-        kind: Type::Button,
-        default: |_| String::new(),
-        apply: |_, _| Ok(Change::ClearHash),
-    },
-    EngineOption {
-        name: "Move Overhead",
-        kind: Type::Spin {
-            range: |_| (0, MAX_MOVE_OVERHEAD),
-            clamps: false,
-        },
-        default: |_| DEFAULT_MOVE_OVERHEAD.to_string(),
-        apply: |o, v| {
-            if let Arg::Int(n) = v {
-                o.move_overhead = n as u64;
-            }
-            Ok(Change::None)
-        },
-    },
-    EngineOption {
-        name: "MultiPV",
-        kind: Type::Spin {
-            range: |_| (1, MAX_MULTIPV),
-            clamps: false,
-        },
-        default: |_| "1".to_string(),
-        apply: |o, v| {
-            if let Arg::Int(n) = v {
-                o.multipv = n as usize;
-            }
-            Ok(Change::None)
-        },
-    },
-    EngineOption {
-        name: "Ponder",
-        kind: Type::Check,
-        default: |_| "false".to_string(),
-        apply: |o, v| {
-            if let Arg::Bool(b) = v {
-                o.ponder = b;
-            }
-            Ok(Change::None)
-        },
-    },
+    text("CaseBase", Options::casebase_name, |_, v| Ok(Change::CaseBase(named(v, EMBEDDED).map(PathBuf::from)))),
+    spin("Threads", |_| (1, MAX_THREADS), |o| o.threads as i64, |o, n| { o.threads = n as usize; Change::Threads }),
+    spin("Hash", |_| (1, MAX_MB as i64), |o| o.hash as i64, |o, n| { o.hash = n as u64; Change::Hash }),
+    button("Clear Hash", |_| Change::ClearHash),
+    spin("Move Overhead", |_| (0, MAX_MOVE_OVERHEAD), |o| o.move_overhead as i64, |o, n| { o.move_overhead = n as u64; Change::None }),
+    spin("MultiPV", |_| (1, MAX_MULTIPV), |o| o.multipv as i64, |o, n| { o.multipv = n as usize; Change::None }),
+    check("Ponder", |o| o.ponder, |o, b| { o.ponder = b; Change::None }),
 ];
 
-/// The engine's options `uci` lists after the reasoner's.
+/// The engine's options `uci` lists after the reasoner's, one a line as above.
+#[rustfmt::skip]
 static AFTER_REASONER: [EngineOption; 5] = [
-    EngineOption {
-        name: "Params",
-        kind: Type::Text,
-        default: |_| NO_PARAMS.to_string(),
-        apply: |o, v| {
-            let Arg::Text(v) = v else {
-                return Ok(Change::None);
-            };
-            // GUIs send every option's default at start-up: "<none>" changes nothing.
-            if !(v.is_empty() || v == NO_PARAMS) {
-                let mut cfg = EngineConfig::load(std::path::Path::new(v)).map_err(|e| match e {
-                    ParamsError::Setting(e) => e,
-                    other => SettingError::Invalid(other.to_string()),
-                })?;
-                cfg.reuse.seed = o.reasoner.reuse.seed;
-                o.reasoner = cfg;
-            }
-            Ok(Change::None)
-        },
-    },
-    EngineOption {
-        name: "UCI_LimitStrength",
-        kind: Type::Check,
-        default: |_| "false".to_string(),
-        apply: |o, v| {
-            if let Arg::Bool(b) = v {
-                o.limit_strength = b;
-            }
-            Ok(Change::None)
-        },
-    },
-    EngineOption {
-        name: "UCI_Elo",
-        kind: Type::Spin {
-            range: |o| {
-                let (lo, hi) = o.elo_range();
-                (i64::from(lo), i64::from(hi))
-            },
-            clamps: true,
-        },
-        default: |o| {
-            let (lo, hi) = o.elo_range();
-            DEFAULT_ELO.clamp(lo, hi).to_string()
-        },
-        apply: |o, v| {
-            let Arg::Int(n) = v else {
-                return Ok(Change::None);
-            };
-            let (lo, hi) = o.elo_range();
-            let elo = n.clamp(i64::from(lo), i64::from(hi)) as u16;
-            o.elo = elo;
-            if i64::from(elo) != n {
-                return Ok(Change::Corrected(format!(
-                    "UCI_Elo {n} is outside {lo}..{hi}; clamped to {elo}"
-                )));
-            }
-            Ok(Change::None)
-        },
-    },
-    EngineOption {
-        name: "UCI_Chess960",
-        kind: Type::Check,
-        default: |_| "false".to_string(),
-        apply: |o, v| {
-            if let Arg::Bool(b) = v {
-                o.chess960 = b;
-            }
-            Ok(Change::None)
-        },
-    },
-    EngineOption {
-        // Accepted (GUIs send it) and checked, but nothing plays differently when analysing.
-        name: "UCI_AnalyseMode",
-        kind: Type::Check,
-        default: |_| "false".to_string(),
-        apply: |_, _| Ok(Change::None),
-    },
+    text("Params", |_| NO_PARAMS.into(), Options::load_params),
+    check("UCI_LimitStrength", |o| o.limit_strength, |o, b| { o.limit_strength = b; Change::None }),
+    clamped("UCI_Elo", Options::elo_spin_range, |o| i64::from(o.elo), Options::set_elo),
+    check("UCI_Chess960", |o| o.chess960, |o, b| { o.chess960 = b; Change::None }),
+    // Accepted (GUIs send it) and checked, but nothing plays differently when analysing.
+    check("UCI_AnalyseMode", |_| false, |_, _| Change::None),
 ];
+
+/// A text option's value, `None` when it is empty or `none` (the word that names nothing).
+fn named<'a>(value: &'a str, none: &str) -> Option<&'a str> {
+    (!(value.is_empty() || value == none)).then_some(value)
+}
 
 /// The error of `setoption name NAME` without a value, for an option that needs one.
 fn no_value(name: &str) -> SettingError {
@@ -308,41 +228,50 @@ fn no_value(name: &str) -> SettingError {
 }
 
 impl EngineOption {
-    /// Its `option …` line.
-    fn announce(&self, options: &Options) -> String {
+    /// Its `option …` line, its range from `options`, its default from `defaults`.
+    fn announce(&self, options: &Options, defaults: &Options) -> String {
         let name = self.name;
-        let default = (self.default)(options);
         match self.kind {
-            Type::Spin { range, .. } => {
+            Type::Spin { range, get, .. } => {
                 let (min, max) = range(options);
+                let default = get(defaults).clamp(min, max);
                 format!("option name {name} type spin default {default} min {min} max {max}")
             }
-            Type::Check => format!("option name {name} type check default {default}"),
-            Type::Text => format!("option name {name} type string default {default}"),
-            Type::Button => format!("option name {name} type button"),
+            Type::Check { get, .. } => {
+                format!("option name {name} type check default {}", get(defaults))
+            }
+            Type::Text { get, .. } => {
+                format!("option name {name} type string default {}", get(defaults))
+            }
+            Type::Button(_) => format!("option name {name} type button"),
         }
     }
 
-    /// `value` checked against its type.
-    fn arg<'a>(&self, options: &Options, value: Option<&'a str>) -> Result<Arg<'a>, SettingError> {
+    /// Sets it to `value`, checked against its type.
+    fn set(&self, options: &mut Options, value: Option<&str>) -> Result<Change, SettingError> {
         let name = self.name;
         let need = || value.ok_or_else(|| no_value(name));
-        Ok(match self.kind {
-            Type::Spin { range, clamps } => {
+        match self.kind {
+            Type::Spin {
+                range, clamps, set, ..
+            } => {
                 let (min, max) = if clamps {
                     (i64::MIN, i64::MAX)
                 } else {
                     range(options)
                 };
                 match (Kind::Int { min, max }).parse(name, need()?)? {
-                    Value::Int(n) => Arg::Int(n),
-                    _ => Arg::Int(min),
+                    Value::Int(n) => Ok(set(options, n)),
+                    _ => Ok(Change::None),
                 }
             }
-            Type::Check => Arg::Bool(Kind::Bool.parse(name, need()?)? == Value::Bool(true)),
-            Type::Text => Arg::Text(need()?.trim()),
-            Type::Button => Arg::Press,
-        })
+            Type::Check { set, .. } => {
+                let on = Kind::Bool.parse(name, need()?)? == Value::Bool(true);
+                Ok(set(options, on))
+            }
+            Type::Text { set, .. } => set(options, need()?.trim()),
+            Type::Button(press) => Ok(press(options)),
+        }
     }
 }
 
@@ -369,13 +298,54 @@ impl Options {
         self.reasoner.elo_range().unwrap_or(NO_LEVELS_RANGE)
     }
 
+    /// `CaseBase`'s value: the case base's file, or the word for the embedded one.
+    fn casebase_name(&self) -> String {
+        self.casebase
+            .as_ref()
+            .map_or(EMBEDDED.into(), |p| p.display().to_string())
+    }
+
+    /// [`Options::elo_range`] as a spin's.
+    fn elo_spin_range(&self) -> (i64, i64) {
+        let (lo, hi) = self.elo_range();
+        (i64::from(lo), i64::from(hi))
+    }
+
+    /// `UCI_Elo`: a level outside the range is clamped into it, and said so.
+    fn set_elo(&mut self, n: i64) -> Change {
+        let (lo, hi) = self.elo_range();
+        let elo = n.clamp(i64::from(lo), i64::from(hi)) as u16;
+        self.elo = elo;
+        match i64::from(elo) == n {
+            true => Change::None,
+            false => Change::Corrected(format!(
+                "UCI_Elo {n} is outside {lo}..{hi}; clamped to {elo}"
+            )),
+        }
+    }
+
+    /// `Params`: the reasoner's settings from a parameter file (its seed kept). GUIs send every
+    /// option's default at start-up: `<none>` changes nothing.
+    fn load_params(&mut self, path: &str) -> Result<Change, SettingError> {
+        if let Some(path) = named(path, NO_PARAMS) {
+            let mut cfg = EngineConfig::load(std::path::Path::new(path)).map_err(|e| match e {
+                ParamsError::Setting(e) => e,
+                other => SettingError::Invalid(other.to_string()),
+            })?;
+            cfg.reuse.seed = self.reasoner.reuse.seed;
+            self.reasoner = cfg;
+        }
+        Ok(Change::None)
+    }
+
     /// The `option …` lines announced after `uci`: the engine's own, then the reasoner's
     /// from the registry of settings, then `Params` and the UCI_ ones.
     pub(crate) fn announce(&self) -> Vec<String> {
-        let d = EngineConfig::default();
-        let mut lines: Vec<String> = BEFORE_REASONER.iter().map(|o| o.announce(self)).collect();
-        lines.extend(SETTINGS.iter().flat_map(|s| s.uci_options(&d)));
-        lines.extend(AFTER_REASONER.iter().map(|o| o.announce(self)));
+        let d = Options::default();
+        let announce = |o: &EngineOption| o.announce(self, &d);
+        let mut lines: Vec<String> = BEFORE_REASONER.iter().map(announce).collect();
+        lines.extend(SETTINGS.iter().flat_map(|s| s.uci_options(&d.reasoner)));
+        lines.extend(AFTER_REASONER.iter().map(announce));
         lines
     }
 
@@ -410,8 +380,7 @@ impl Options {
             .chain(&AFTER_REASONER)
             .find(|o| o.name.eq_ignore_ascii_case(name))
         {
-            let arg = option.arg(self, value)?;
-            let change = (option.apply)(self, arg)?;
+            let change = option.set(self, value)?;
             return Ok(unmodelled(self, change));
         }
         let mut cfg = self.reasoner.clone();

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use precedent::board::Planes;
+use precedent::case::Planes;
 use precedent::casebase::CaseBase;
 use precedent::retrieve::{Mode, ScanLimits, Segment, kernel, scan, scan_bounded, segments};
 use rayon::prelude::*;
@@ -245,7 +245,7 @@ pub fn run(
     BenchReport {
         cases: boards.len() as u64,
         threads,
-        kernel: precedent::words::Words::word(kernel()),
+        kernel: precedent::choice::Choice::word(kernel()),
         read_gigabytes_per_second: read,
         read_share: rows[0].gigabytes_per_second / read,
         cases_per_second: rows[0].cases_per_second,

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use precedent::board::Planes;
+use precedent::case::Planes;
 use precedent::casebase::CaseBase;
 use serde::Serialize;
 use shakmaty::{Color, Position};

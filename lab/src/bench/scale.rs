@@ -24,11 +24,11 @@ use std::time::Instant;
 use serde::Serialize;
 use shakmaty::{Color, Square};
 
-use precedent::board::Planes;
+use precedent::case::CaseMove;
+use precedent::case::Planes;
 use precedent::casebase::{
     BuildInfo, BuildStats, CaseBase, CaseBaseError, CaseBaseWriter, CaseMeta, NO_EP,
 };
-use precedent::position::CaseMove;
 
 use super::{BoundedReport, bounded};
 
@@ -283,8 +283,8 @@ mod tests {
             let (pa, ca) = (Planes::from_board(a), binary_code(Planes::from_board(a)));
             for b in boards.iter().step_by(7) {
                 let pb = Planes::from_board(b);
-                let sim = precedent::board::similarity_naive(a, b);
-                assert_eq!(sim, precedent::board::similarity(&pa, &pb));
+                let sim = precedent::case::similarity_naive(a, b);
+                assert_eq!(sim, precedent::case::similarity(&pa, &pb));
                 assert_eq!(hamming(&ca, &binary_code(pb)), 2 * (256 - sim));
             }
         }

@@ -7,10 +7,10 @@ mod run;
 
 pub use run::{WhoArgs, WhoReport, run};
 
-use precedent::adapt::reuse;
 use precedent::casebase::CaseBase;
 use precedent::player::{Knowledge, Player, PlayerEvidence, layered};
 use precedent::position::Game;
+use precedent::reuse::reuse;
 use precedent::revise::Memory;
 use precedent::search::Limits;
 use precedent::think::{EngineConfig, judge_position};

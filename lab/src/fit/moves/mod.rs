@@ -28,7 +28,6 @@ use crate::eval::log_likelihood;
 use crate::positions::Sample;
 use crate::stats::{paired_delta, wilson};
 use logit::{Example, FitError, Fitted, fit, fit_towards};
-use precedent::adapt::reuse;
 use precedent::casebase::{CaseBase, CaseBaseError, LastMove, MoveContext};
 use precedent::model::network::Network;
 use precedent::model::{
@@ -37,6 +36,7 @@ use precedent::model::{
 use precedent::player::Knowledge;
 use precedent::position::{fen_of, parse_fen};
 use precedent::retrieve::tie_key;
+use precedent::reuse::reuse;
 use precedent::search::{Evaluation, Iteration, Limits, Memory};
 use precedent::think::{EngineConfig, Level, Style, judge_position};
 
@@ -186,7 +186,7 @@ pub fn gather(
                 return None;
             }
             let pos = &s.game.position;
-            let votes = |d: &precedent::adapt::Decision| {
+            let votes = |d: &precedent::reuse::Decision| {
                 d.votes()
                     .iter()
                     .map(|(m, v)| (uci(m), *v))

@@ -13,9 +13,9 @@ pub use run::{TimeFitArgs, TimeFitError, run};
 use std::collections::BTreeMap;
 
 use nalgebra::{DMatrix, DVector};
-use precedent::adapt::{ReuseConfig, reuse};
 use precedent::casebase::{CaseBase, is_held_out};
 use precedent::pgn::{Selection, for_each_game};
+use precedent::reuse::{ReuseConfig, reuse};
 use precedent::search::Limits;
 use precedent::think::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,

@@ -1,17 +1,14 @@
-//! Reuse: adapt a retrieved case's move to the legal move most similar to it here.
+//! Adapting a retrieved case's move to the legal move most similar to it here.
 //!
 //! docs/method.md: for the case's move `m1` on its board `p` and a legal move `m2` on the current
 //! board `n`, `F = w1 / A + w2 · I` with `A = w3·M(from1, from2) + w4·M(to1, to2)` (Manhattan
 //! distance / 14) and `I = w5·S(p[from1], n[from2]) + w6·S(p[to1], n[to2])` (piece similarity).
 //! `A = 0` means the same from and to squares: `F = ∞`, the identical move wins.
 
-pub(crate) mod reuse;
-pub use reuse::{Decision, NoLegalMove, ReuseConfig, reuse};
-
 use shakmaty::{Board, CastlingSide, Move, Role, Square};
 
-use crate::board::{Planes, piece_score};
-use crate::position::CaseMove;
+use crate::case::CaseMove;
+use crate::case::{Planes, piece_score};
 
 /// The six weights of the adaptation formula, `w1…w6`.
 #[derive(Copy, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

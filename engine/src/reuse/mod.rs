@@ -1,15 +1,18 @@
-//! The reasoner: retrieve the k most similar cases, adapt each case's move to a legal move
-//! here, and let the cases vote (weight = similarity^p). The [`Decision`] carries the move and
-//! everything needed to explain it.
+//! Reuse, the reasoner: retrieve the k most similar cases, adapt each case's move to a legal
+//! move here ([`adapt`]), and let the cases vote (weight = similarity^p). The [`Decision`]
+//! carries the move and everything needed to explain it.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+pub mod adapt;
+pub use adapt::Weights;
+
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
-use crate::adapt::{Weights, adapt};
-use crate::board::{MAX_SCORE, Planes};
+use self::adapt::adapt;
+use crate::case::{MAX_SCORE, Planes};
 use crate::casebase::{CaseBase, position_key};
 use crate::pgn::GameHeader;
 use crate::position::legal_moves_within;
@@ -17,8 +20,7 @@ use crate::retrieve::{Mode, ScanLimits, retrieve, segments};
 use crate::search::Limits;
 
 /// How the cases are retrieved and reused.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReuseConfig {
     /// Cases retrieved and voting (1 = the thesis' single nearest case).
     pub k: usize,
@@ -345,5 +347,4 @@ pub(crate) fn expected_to_cp(p: f64) -> i32 {
 }
 
 #[cfg(test)]
-#[path = "reuse_tests.rs"]
 mod tests;
