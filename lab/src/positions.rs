@@ -278,17 +278,21 @@ pub fn sample_halves(
     Ok((fit_half, test_half))
 }
 
+/// The CC0 sample of Lichess rapid games (`tests/fixtures`) that the lab's tests read.
+#[cfg(test)]
+pub(crate) fn sample_fixture() -> String {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
+    )
+    .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn fixture() -> String {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
-        )
-        .to_string()
-    }
+    use super::sample_fixture as fixture;
 
     #[test]
     fn the_held_out_split_keeps_the_halves_apart_and_repeats() {

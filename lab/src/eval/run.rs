@@ -614,13 +614,7 @@ mod tests {
     use crate::Silent;
     use crate::positions::Movers;
 
-    fn fixture() -> String {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
-        )
-        .to_string()
-    }
+    use crate::positions::sample_fixture as fixture;
 
     /// The embedded case base and the configuration of pure retrieval (no search: no clock).
     fn reasoner() -> (CaseBase, EngineConfig) {

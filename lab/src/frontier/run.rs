@@ -351,13 +351,7 @@ mod tests {
         let cb = CaseBase::embedded().expect("embedded");
         let evidence = dir.path().join("evidence.jsonl");
         let fit_args = FitArgs {
-            pgn: Some(
-                concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
-                )
-                .to_string(),
-            ),
+            pgn: Some(crate::positions::sample_fixture()),
             positions: 30,
             test_positions: 30,
             movetime: 10,

@@ -289,11 +289,7 @@ mod tests {
     /// 12 to check on), writing into `dir`.
     fn fixture_args(dir: &std::path::Path) -> TuneArgs {
         TuneArgs {
-            pgn: concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
-            )
-            .to_string(),
+            pgn: crate::positions::sample_fixture(),
             select: PositionFlags::new(Movers::default(), 10),
             generations: 1,
             population: 2,

@@ -483,13 +483,7 @@ mod tests {
     use crate::Silent;
     use crate::positions::Movers;
 
-    fn fixture() -> String {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/fixtures/lichess-rapid-sample.pgn.zst"
-        )
-        .to_string()
-    }
+    use crate::positions::sample_fixture as fixture;
 
     #[test]
     fn fit_on_the_fixture_writes_a_parameter_file_that_loads() {
