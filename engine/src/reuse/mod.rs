@@ -16,7 +16,7 @@ use crate::case::{MAX_SCORE, Planes};
 use crate::casebase::{CaseBase, position_key};
 use crate::pgn::GameHeader;
 use crate::position::legal_moves_within;
-use crate::retrieve::{Mode, ScanLimits, retrieve, segments};
+use crate::retrieve::{Hit, Mode, ScanLimits, retrieve, segments};
 use crate::search::Limits;
 
 /// How the cases are retrieved and reused.
@@ -221,10 +221,9 @@ pub fn reuse(
         return Err(NoLegalMove::of(pos));
     }
 
-    let turn = pos.turn();
     let board = Planes::from_board(pos.board());
     let seed = cfg.seed.unwrap_or_else(rand::random);
-    let segs = segments(cb, board, turn, cfg.mode);
+    let segs = segments(cb, board, pos.turn(), cfg.mode);
     let found = retrieve(
         &segs,
         &ScanLimits {
@@ -234,15 +233,47 @@ pub fn reuse(
             stop: limits.stop,
         },
     );
-    let (rights, ep) = position_key(pos);
+    let (cases, tally) = vote(cb, pos, &legal, &found.hits, cfg, castling);
+    let candidates = tally.candidates(castling);
+    let (mv, fallback) = match candidates.first() {
+        Some(c) => (c.mv, false),
+        None => (legal[0], true),
+    };
+    Ok(Decision {
+        bestmove: uci(&mv, castling),
+        mv,
+        candidates,
+        cases,
+        score256: found.top_score,
+        ties: found.ties_at_top,
+        scanned: found.scanned,
+        pruned: found.pruned,
+        total: found.total,
+        elapsed: started.elapsed(),
+        seed,
+        fallback,
+        not_consulted: None,
+    })
+}
 
+/// The retrieved cases' votes: each hit's move adapted to a legal move of `pos` (a case whose
+/// move adapts to none is left out), voting with weight similarity^p; the cases that voted, in
+/// the order of the hits.
+fn vote(
+    cb: &CaseBase,
+    pos: &Chess,
+    legal: &[Move],
+    hits: &[Hit],
+    cfg: &ReuseConfig,
+    castling: CastlingMode,
+) -> (Vec<CaseRef>, Tally) {
+    let turn = pos.turn();
+    let (rights, ep) = position_key(pos);
     let metas = cb.metas();
     let records = cb.game_records();
-    let mut cases = Vec::with_capacity(found.hits.len());
-    // Per adapted move: votes, voters, weighted points and their weight, best voter.
-    let mut tally: HashMap<Move, (f64, usize, f64, f64, usize)> = HashMap::new();
-    let mut order: Vec<Move> = Vec::new();
-    for hit in &found.hits {
+    let mut cases = Vec::with_capacity(hits.len());
+    let mut tally = Tally::default();
+    for hit in hits {
         let meta = metas[hit.index];
         let case_mover = cb.mover(hit.index);
         let flip = match cfg.mode {
@@ -254,7 +285,7 @@ pub fn reuse(
         } else {
             (cb.case_board(hit.index), meta.mv)
         };
-        let Some(adapted) = adapt(&case_board, m1, pos.board(), &legal, &cfg.weights) else {
+        let Some(adapted) = adapt(&case_board, m1, pos.board(), legal, &cfg.weights) else {
             continue;
         };
         let similarity = f64::from(hit.score) / f64::from(MAX_SCORE);
@@ -262,16 +293,7 @@ pub fn reuse(
         let points = records
             .get(meta.game as usize)
             .and_then(|r| crate::pgn::GameResult::from_byte(r.result).points_for(case_mover));
-        let entry = tally.entry(adapted.mv).or_insert_with(|| {
-            order.push(adapted.mv);
-            (0.0, 0, 0.0, 0.0, cases.len())
-        });
-        entry.0 += weight;
-        entry.1 += 1;
-        if let Some(pts) = points {
-            entry.2 += weight * pts;
-            entry.3 += weight;
-        }
+        tally.add(adapted.mv, weight, points, cases.len());
         let exact = hit.score == MAX_SCORE
             && (cfg.mode == Mode::Normalised || case_mover == turn)
             && meta.rights == rights
@@ -294,49 +316,83 @@ pub fn reuse(
             game_index: meta.game,
         });
     }
-    // Summed in `order`, not the map's (random) order: the same sum, to the last bit, on every
-    // run, so that shares and the model's probabilities repeat exactly.
-    let total_votes: f64 = order.iter().map(|mv| tally[mv].0).sum();
-    // `order` lists moves by their best voter's rank, which breaks equal totals.
-    let mut candidates: Vec<Candidate> = order
-        .iter()
-        .map(|mv| {
-            let (votes, n, pts, pts_weight, best_case) = tally[mv];
-            Candidate {
-                uci: uci(mv, castling),
-                mv: *mv,
-                votes,
-                share: if total_votes > 0.0 {
-                    votes / total_votes
-                } else {
-                    1.0 / order.len() as f64
-                },
-                cases: n,
-                expected: (pts_weight > 0.0).then(|| pts / pts_weight),
-                best_case,
+    (cases, tally)
+}
+
+/// One adapted move's votes so far.
+#[derive(Clone, Copy, Debug)]
+struct MoveVotes {
+    /// Sum of its voters' weights.
+    votes: f64,
+    /// Number of cases voting for it.
+    voters: usize,
+    /// Its voters' results (points for the mover), weighted like the votes.
+    points: f64,
+    /// The weight of the voters whose game has a result.
+    points_weight: f64,
+    /// Index (into the voting cases) of its best voter: its first.
+    best_case: usize,
+}
+
+/// The votes per adapted move, with the moves in the order of their first vote (their best
+/// voter's rank).
+#[derive(Debug, Default)]
+struct Tally {
+    votes: HashMap<Move, MoveVotes>,
+    order: Vec<Move>,
+}
+
+impl Tally {
+    /// Case number `case` votes for `mv` with `weight`; `points`: the mover's result in its
+    /// game, if known.
+    fn add(&mut self, mv: Move, weight: f64, points: Option<f64>, case: usize) {
+        let entry = self.votes.entry(mv).or_insert_with(|| {
+            self.order.push(mv);
+            MoveVotes {
+                votes: 0.0,
+                voters: 0,
+                points: 0.0,
+                points_weight: 0.0,
+                best_case: case,
             }
-        })
-        .collect();
-    candidates.sort_by(|a, b| b.votes.total_cmp(&a.votes));
-    let (mv, fallback) = match candidates.first() {
-        Some(c) => (c.mv, false),
-        None => (legal[0], true),
-    };
-    Ok(Decision {
-        bestmove: uci(&mv, castling),
-        mv,
-        candidates,
-        cases,
-        score256: found.top_score,
-        ties: found.ties_at_top,
-        scanned: found.scanned,
-        pruned: found.pruned,
-        total: found.total,
-        elapsed: started.elapsed(),
-        seed,
-        fallback,
-        not_consulted: None,
-    })
+        });
+        entry.votes += weight;
+        entry.voters += 1;
+        if let Some(pts) = points {
+            entry.points += weight * pts;
+            entry.points_weight += weight;
+        }
+    }
+
+    /// The voted moves as candidates, most votes first.
+    fn candidates(&self, castling: CastlingMode) -> Vec<Candidate> {
+        // Summed in `order`, not the map's (random) order: the same sum, to the last bit, on
+        // every run, so that shares and the model's probabilities repeat exactly.
+        let total_votes: f64 = self.order.iter().map(|mv| self.votes[mv].votes).sum();
+        // `order` lists moves by their best voter's rank, which breaks equal totals.
+        let mut candidates: Vec<Candidate> = self
+            .order
+            .iter()
+            .map(|mv| {
+                let v = self.votes[mv];
+                Candidate {
+                    uci: uci(mv, castling),
+                    mv: *mv,
+                    votes: v.votes,
+                    share: if total_votes > 0.0 {
+                        v.votes / total_votes
+                    } else {
+                        1.0 / self.order.len() as f64
+                    },
+                    cases: v.voters,
+                    expected: (v.points_weight > 0.0).then(|| v.points / v.points_weight),
+                    best_case: v.best_case,
+                }
+            })
+            .collect();
+        candidates.sort_by(|a, b| b.votes.total_cmp(&a.votes));
+        candidates
+    }
 }
 
 /// Centipawn equivalent of an expected score (logistic: `400·log10(p / (1 − p))`), with `p`
