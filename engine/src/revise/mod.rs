@@ -277,7 +277,13 @@ pub fn revise(
     let best = result.best.clone();
     let legal = legal_moves_within(pos, limits.moves);
     let tolerance = cfg.tolerance.max(0);
-    let floor = best.value.saturating_sub(tolerance);
+    let bar = Bar {
+        pos,
+        best: &best,
+        depth: result.depth,
+        floor: best.value.saturating_sub(tolerance),
+        tolerance,
+    };
     let mut verdicts = Vec::new();
     let mut chosen: Option<RootValue> = None;
     // The check belongs to the search just made: its entries stay current.
@@ -286,89 +292,40 @@ pub fn revise(
         if chosen.is_some() || !legal.contains(&m) {
             break;
         }
-        let text = san(pos, m);
-        let (value, exact, accepted, why, pv) = if m == best.mv {
-            (
-                best.value,
-                true,
-                true,
-                format!(
-                    "{text} accepted: the search's best ({})",
-                    describe_value(best.value)
-                ),
-                best.pv.clone(),
-            )
-        } else {
-            match searcher.at_least(pos, m, result.depth, floor) {
-                None => {
-                    verdicts.push(Verdict {
-                        uci: m.to_uci(castling).to_string(),
-                        mv: m,
-                        share,
-                        value: floor,
-                        exact: false,
-                        accepted: false,
-                        why: format!("{text} not checked: no time left"),
-                    });
-                    break;
-                }
-                Some((true, pv)) => (
-                    floor,
-                    false,
-                    true,
-                    format!(
-                        "{text} accepted (at least {} against the best {})",
-                        describe_value(floor),
-                        describe_value(best.value)
-                    ),
-                    pv,
-                ),
-                Some((false, pv)) => {
-                    let r = RootValue {
-                        mv: m,
-                        value: floor - 1,
-                        exact: false,
-                        pv: pv.clone(),
-                    };
-                    (
-                        floor - 1,
-                        false,
-                        false,
-                        refutation(pos, &r, &best, tolerance),
-                        pv,
-                    )
-                }
-            }
+        let Some(checked) = bar.check(&mut searcher, m) else {
+            verdicts.push(Verdict {
+                uci: m.to_uci(castling).to_string(),
+                mv: m,
+                share,
+                value: bar.floor,
+                exact: false,
+                accepted: false,
+                why: format!("{} not checked: no time left", san(pos, m)),
+            });
+            break;
         };
-        if accepted {
+        if checked.accepted {
             chosen = Some(RootValue {
                 mv: m,
-                value,
-                exact,
-                pv,
+                value: checked.value,
+                exact: checked.exact,
+                pv: checked.pv,
             });
         }
         verdicts.push(Verdict {
             uci: m.to_uci(castling).to_string(),
             mv: m,
             share,
-            value,
-            exact,
-            accepted,
-            why,
+            value: checked.value,
+            exact: checked.exact,
+            accepted: checked.accepted,
+            why: checked.why,
         });
     }
     let nodes = result.nodes + searcher.nodes();
     let refuted_all = !candidates.is_empty() && chosen.is_none();
     let pick = chosen.unwrap_or_else(|| best.clone());
-    // The lines of the search, the move played first.
-    let mut ranked: Vec<(Move, i32, Vec<Move>)> = result
-        .values
-        .iter()
-        .filter(|r| r.mv != pick.mv)
-        .map(|r| (r.mv, r.value, r.pv.clone()))
-        .collect();
-    ranked.insert(0, (pick.mv, pick.value, pick.pv.clone()));
+    let ranked = lines_played_first(result, &pick);
     Revised {
         mv: pick.mv,
         bestmove: pick.mv.to_uci(castling).to_string(),
@@ -389,6 +346,90 @@ pub fn revise(
         ranked,
         elapsed_ms: started.elapsed().as_secs_f64() * 1e3,
     }
+}
+
+/// What every proposal is checked against: the search's best line, and the floor (its value
+/// less the tolerance) a proposal must reach at the search's depth.
+struct Bar<'a> {
+    pos: &'a Chess,
+    best: &'a RootValue,
+    depth: u32,
+    floor: i32,
+    tolerance: i32,
+}
+
+/// A proposal's check: its value (exact, or the bound it was checked against), whether it is
+/// accepted and why, and its line.
+struct Checked {
+    value: i32,
+    exact: bool,
+    accepted: bool,
+    why: String,
+    pv: Vec<Move>,
+}
+
+impl Bar<'_> {
+    /// Checks proposal `m`: the search's best move is accepted as it stands, any other by a
+    /// null-window search at the floor. `None`: no time was left for that search.
+    fn check(&self, searcher: &mut Searcher<'_, '_>, m: Move) -> Option<Checked> {
+        let (best, floor) = (self.best, self.floor);
+        let text = san(self.pos, m);
+        if m == best.mv {
+            return Some(Checked {
+                value: best.value,
+                exact: true,
+                accepted: true,
+                why: format!(
+                    "{text} accepted: the search's best ({})",
+                    describe_value(best.value)
+                ),
+                pv: best.pv.clone(),
+            });
+        }
+        Some(match searcher.at_least(self.pos, m, self.depth, floor)? {
+            (true, pv) => Checked {
+                value: floor,
+                exact: false,
+                accepted: true,
+                why: format!(
+                    "{text} accepted (at least {} against the best {})",
+                    describe_value(floor),
+                    describe_value(best.value)
+                ),
+                pv,
+            },
+            (false, pv) => {
+                let r = RootValue {
+                    mv: m,
+                    value: floor - 1,
+                    exact: false,
+                    pv: pv.clone(),
+                };
+                Checked {
+                    value: floor - 1,
+                    exact: false,
+                    accepted: false,
+                    why: refutation(self.pos, &r, best, self.tolerance),
+                    pv,
+                }
+            }
+        })
+    }
+}
+
+/// The lines of the search, the move played (`pick`, with its line) first.
+fn lines_played_first(
+    result: &crate::search::RootResult,
+    pick: &RootValue,
+) -> Vec<(Move, i32, Vec<Move>)> {
+    let mut ranked: Vec<(Move, i32, Vec<Move>)> = result
+        .values
+        .iter()
+        .filter(|r| r.mv != pick.mv)
+        .map(|r| (r.mv, r.value, r.pv.clone()))
+        .collect();
+    ranked.insert(0, (pick.mv, pick.value, pick.pv.clone()));
+    ranked
 }
 
 /// The root moves in search order: `first` (the legal ones, in their order), then every other
