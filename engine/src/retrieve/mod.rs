@@ -394,38 +394,20 @@ pub fn scan_bounded(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrie
     scan_bounded_using(kernel::score_fn(), segments, limits)
 }
 
+/// A run of adjacent boards of one segment: (segment index, boards within the segment).
+type Run = (u32, Range<usize>);
+
 /// [`scan_bounded`] with a given kernel.
 fn scan_bounded_using(
     kernel: ScoreFn,
     segments: &[Segment<'_>],
     limits: &ScanLimits<'_>,
 ) -> Retrieved {
-    const MAX: usize = crate::case::MAX_SCORE as usize;
     let started = Instant::now();
     let total: u64 = segments.iter().map(Segment::case_count).sum();
-    // Every bucket as (segment, boards within it), with its bound.
-    let mut units: Vec<(u32, Range<usize>)> = Vec::new();
-    let mut bounds: Vec<u16> = Vec::new();
-    for (s, seg) in segments.iter().enumerate() {
-        if seg.buckets.is_empty() {
-            units.push((s as u32, 0..seg.boards.len()));
-            bounds.push(MAX as u16);
-            continue;
-        }
-        let material = MaterialQuery::new(&seg.query.material());
-        let end = seg.offset + seg.boards.len();
-        units.reserve(seg.buckets.len());
-        bounds.reserve(seg.buckets.len());
-        for (i, bucket) in seg.buckets.iter().enumerate() {
-            let first = bucket.first as usize - seg.offset;
-            let last = seg.buckets.get(i + 1).map_or(end, |b| b.first as usize) - seg.offset;
-            units.push((s as u32, first..last));
-            bounds.push(material.bound(&bucket.material) as u16);
-        }
-    }
-    let cases_of = |(s, boards): &(u32, Range<usize>)| {
-        segments[*s as usize].cases(boards.start, boards.end).len() as u64
-    };
+    let (units, bounds) = buckets_with_bounds(segments);
+    let cases_of =
+        |(s, boards): &Run| segments[*s as usize].cases(boards.start, boards.end).len() as u64;
     // Scores below this cannot enter the top k: its k-th best once it holds k (with k = 0, only
     // the statistics of the top score are kept, so the top score itself).
     let floor = |top: &TopK| match limits.k {
@@ -433,49 +415,13 @@ fn scan_bounded_using(
         k if top.hits.len() == k => top.threshold,
         _ => 0,
     };
-    let scan_runs = |runs: &[(u32, Range<usize>)], f: u32, always: bool| {
-        let blocks: Vec<(u32, Range<usize>)> = runs
-            .iter()
-            .flat_map(|(s, r)| {
-                r.clone()
-                    .step_by(BLOCK)
-                    .map(move |b| (*s, b..(b + BLOCK).min(r.end)))
-            })
-            .collect();
-        blocks
-            .par_iter()
-            .enumerate()
-            .fold(
-                || TopK::above(limits.k, limits.seed, f),
-                |mut part, (n, (s, boards))| {
-                    if (always && n == 0) || !limits.expired() {
-                        part.scan(kernel, &segments[*s as usize], boards.clone());
-                    }
-                    part
-                },
-            )
-            .reduce(|| TopK::above(limits.k, limits.seed, f), TopK::merge)
-    };
 
-    // 1. The highest bounds first (a counting sort of the buckets by bound), until a floor.
-    let mut at = vec![0u32; MAX + 2];
-    for &b in &bounds {
-        at[MAX - b as usize + 1] += 1;
-    }
-    for i in 1..at.len() {
-        at[i] += at[i - 1];
-    }
-    let mut order = vec![0u32; units.len()];
-    for (u, &b) in bounds.iter().enumerate() {
-        let slot = &mut at[MAX - b as usize];
-        order[*slot as usize] = u as u32;
-        *slot += 1;
-    }
+    // 1. The highest bounds first, until a floor.
     let mut done = vec![false; units.len()];
-    let mut first: Vec<(u32, Range<usize>)> = Vec::new();
+    let mut first: Vec<Run> = Vec::new();
     let (mut size, mut held) = (0usize, 0u64);
     let first_round = FIRST_ROUND.min(segments.iter().map(|s| s.boards.len()).sum::<usize>() / 8);
-    for &u in &order {
+    for u in highest_bound_first(&bounds) {
         let u = u as usize;
         if size >= first_round && held >= limits.k as u64 {
             break;
@@ -485,13 +431,14 @@ fn scan_bounded_using(
         held += cases_of(&units[u]);
         done[u] = true;
     }
-    let mut top = TopK::new(limits.k, limits.seed).merge(scan_runs(&first, 0, true));
+    let mut top = TopK::new(limits.k, limits.seed)
+        .merge(scan_runs(kernel, segments, limits, &first, 0, true));
 
     // 2. Every other bucket whose bound reaches the floor, adjacent ones joined into one run.
     let mut pruned = 0u64;
     if !(limits.expired() && top.scanned > 0) {
         let f = floor(&top);
-        let mut runs: Vec<(u32, Range<usize>)> = Vec::new();
+        let mut runs: Vec<Run> = Vec::new();
         for (u, unit) in units.iter().enumerate() {
             if done[u] {
                 continue;
@@ -505,7 +452,7 @@ fn scan_bounded_using(
                 _ => runs.push(unit.clone()),
             }
         }
-        top = top.merge(scan_runs(&runs, f, false));
+        top = top.merge(scan_runs(kernel, segments, limits, &runs, f, false));
     }
     let mut hits = top.hits;
     hits.sort_unstable_by_key(Hit::rank);
@@ -518,6 +465,83 @@ fn scan_bounded_using(
         ties_at_top: top.ties_at_top,
         elapsed: started.elapsed(),
     }
+}
+
+/// Every bucket of `segments` as a run of boards, with its material bound against the query (a
+/// segment without buckets is one run of bound 256).
+fn buckets_with_bounds(segments: &[Segment<'_>]) -> (Vec<Run>, Vec<u16>) {
+    let mut units: Vec<Run> = Vec::new();
+    let mut bounds: Vec<u16> = Vec::new();
+    for (s, seg) in segments.iter().enumerate() {
+        if seg.buckets.is_empty() {
+            units.push((s as u32, 0..seg.boards.len()));
+            bounds.push(crate::case::MAX_SCORE as u16);
+            continue;
+        }
+        let material = MaterialQuery::new(&seg.query.material());
+        let end = seg.offset + seg.boards.len();
+        units.reserve(seg.buckets.len());
+        bounds.reserve(seg.buckets.len());
+        for (i, bucket) in seg.buckets.iter().enumerate() {
+            let first = bucket.first as usize - seg.offset;
+            let last = seg.buckets.get(i + 1).map_or(end, |b| b.first as usize) - seg.offset;
+            units.push((s as u32, first..last));
+            bounds.push(material.bound(&bucket.material) as u16);
+        }
+    }
+    (units, bounds)
+}
+
+/// The indices of `bounds`, highest bound first, equal bounds in index order (a counting sort).
+fn highest_bound_first(bounds: &[u16]) -> Vec<u32> {
+    const MAX: usize = crate::case::MAX_SCORE as usize;
+    let mut at = vec![0u32; MAX + 2];
+    for &b in bounds {
+        at[MAX - b as usize + 1] += 1;
+    }
+    for i in 1..at.len() {
+        at[i] += at[i - 1];
+    }
+    let mut order = vec![0u32; bounds.len()];
+    for (u, &b) in bounds.iter().enumerate() {
+        let slot = &mut at[MAX - b as usize];
+        order[*slot as usize] = u as u32;
+        *slot += 1;
+    }
+    order
+}
+
+/// The best cases of `runs`, scanned in blocks in parallel, each thread's cut starting at
+/// `floor`; past the deadline no new block starts, except the first one when `always`.
+fn scan_runs(
+    kernel: ScoreFn,
+    segments: &[Segment<'_>],
+    limits: &ScanLimits<'_>,
+    runs: &[Run],
+    floor: u32,
+    always: bool,
+) -> TopK {
+    let blocks: Vec<Run> = runs
+        .iter()
+        .flat_map(|(s, r)| {
+            r.clone()
+                .step_by(BLOCK)
+                .map(move |b| (*s, b..(b + BLOCK).min(r.end)))
+        })
+        .collect();
+    blocks
+        .par_iter()
+        .enumerate()
+        .fold(
+            || TopK::above(limits.k, limits.seed, floor),
+            |mut part, (n, (s, boards))| {
+                if (always && n == 0) || !limits.expired() {
+                    part.scan(kernel, &segments[*s as usize], boards.clone());
+                }
+                part
+            },
+        )
+        .reduce(|| TopK::above(limits.k, limits.seed, floor), TopK::merge)
 }
 
 #[cfg(test)]
