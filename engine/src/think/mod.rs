@@ -366,35 +366,17 @@ fn think_best(
         return Err(NoLegalMove::of(pos));
     }
     let natural = cfg.decider() == Decider::SearchAndModel;
-    let share = if natural { MODEL_SHARE } else { CASES_SHARE };
-    // The share of the time to the deadline, or, for the model, of the time the move is
-    // planned for (to the optimum if the clock leaves a choice).
-    let planned = if natural {
-        limits.optimum.or(limits.deadline)
-    } else {
-        limits.deadline
-    };
-    let reserve = planned.map(|d| d.saturating_duration_since(started).mul_f64(share));
-    let search_limits = Limits {
-        deadline: limits.deadline.zip(reserve).map(|(d, r)| d - r),
-        optimum: match (natural, limits.optimum) {
-            (true, Some(o)) => {
-                Some(started + o.saturating_duration_since(started).mul_f64(1.0 - share))
-            }
-            (_, o) => o,
-        },
-        max_depth: depth_cap(limits),
-        ..*limits
-    };
+    let (search_limits, reserve) = search_budget(limits, natural, started);
     let result = search_best(game, &cfg.revise, search_limits, memory);
-    let reuse_limits = |deadline: Option<Instant>| Limits {
-        deadline,
-        stop: None,
-        ..*limits
-    };
     let Some(result) = result else {
         // Not even depth 1 in time: the cases decide alone.
-        let decision = reuse(cb, pos, &cfg.reuse, reuse_limits(limits.deadline), castling)?;
+        let decision = reuse(
+            cb,
+            pos,
+            &cfg.reuse,
+            reuse_limits(limits, limits.deadline),
+            castling,
+        )?;
         return Ok(Thought {
             score: cases_score(&decision),
             bestmove: decision.bestmove.clone(),
@@ -405,44 +387,22 @@ fn think_best(
             elapsed: started.elapsed(),
         });
     };
-    let decided = if legal.len() == 1 {
-        Some("the only legal move")
-    } else if mate_in(result.best.value).is_some() {
-        Some("the search found a mate")
-    } else {
-        None
-    };
-    let (decision, proposed, judged) = match decided {
-        Some(why) => (
-            Decision::not_consulted(result.best.mv, castling, cb.len() as u64, why),
-            Vec::new(),
-            None,
-        ),
+    let Proposals {
+        decision,
+        moves: proposed,
+        model: judged,
+    } = match settled(&legal, &result) {
+        Some(why) => Proposals {
+            decision: Decision::not_consulted(result.best.mv, castling, cb.len() as u64, why),
+            moves: Vec::new(),
+            model: None,
+        },
         None => {
             let now = Instant::now();
             let deadline = limits
                 .deadline
                 .map(|d| d.min(now + reserve.unwrap_or_default()));
-            if natural {
-                let stage = Limits {
-                    deadline,
-                    optimum: None,
-                    ..*limits
-                };
-                let (decision, judged) =
-                    judge_position(knowledge, game, cfg, stage, castling, memory)?;
-                let proposed = judged
-                    .ranked()
-                    .into_iter()
-                    .take(cfg.revise.candidates.max(1))
-                    .map(|(j, p)| (judged.evidence.moves[j], p))
-                    .collect();
-                (decision, proposed, Some(Box::new(judged)))
-            } else {
-                let decision = reuse(cb, pos, &cfg.reuse, reuse_limits(deadline), castling)?;
-                let proposed = crate::revise::proposals(&decision, &cfg.revise);
-                (decision, proposed, None)
-            }
+            propose(knowledge, game, cfg, limits, deadline, castling, memory)?
         }
     };
     let check_limits = Limits {
@@ -480,6 +440,114 @@ fn think_best(
         level: None,
         elapsed: started.elapsed(),
     })
+}
+
+/// The search's limits in [`think_best`], and the time kept back from it (for the cases, or
+/// the move model of the `natural` style): their share of the time to the deadline, or, for
+/// the model, of the time the move is planned for (to the optimum if the clock leaves a
+/// choice), the model's share also taken from the optimum.
+fn search_budget<'a>(
+    limits: &Limits<'a>,
+    natural: bool,
+    started: Instant,
+) -> (Limits<'a>, Option<Duration>) {
+    let share = if natural { MODEL_SHARE } else { CASES_SHARE };
+    let planned = if natural {
+        limits.optimum.or(limits.deadline)
+    } else {
+        limits.deadline
+    };
+    let reserve = planned.map(|d| d.saturating_duration_since(started).mul_f64(share));
+    let search_limits = Limits {
+        deadline: limits.deadline.zip(reserve).map(|(d, r)| d - r),
+        optimum: match (natural, limits.optimum) {
+            (true, Some(o)) => {
+                Some(started + o.saturating_duration_since(started).mul_f64(1.0 - share))
+            }
+            (_, o) => o,
+        },
+        max_depth: depth_cap(limits),
+        ..*limits
+    };
+    (search_limits, reserve)
+}
+
+/// The limits of the cases' vote: `limits` to `deadline`, never stopped (a vote is always
+/// wanted).
+fn reuse_limits<'a>(limits: &Limits<'a>, deadline: Option<Instant>) -> Limits<'a> {
+    Limits {
+        deadline,
+        stop: None,
+        ..*limits
+    }
+}
+
+/// Why nothing the cases or the model propose could change the search's move, if so.
+fn settled(legal: &[Move], result: &RootResult) -> Option<&'static str> {
+    if legal.len() == 1 {
+        Some("the only legal move")
+    } else if mate_in(result.best.value).is_some() {
+        Some("the search found a mate")
+    } else {
+        None
+    }
+}
+
+/// What the search of [`think_best`] vets.
+struct Proposals {
+    /// The cases' decision (not consulted when nothing could change the search's move).
+    decision: Decision,
+    /// The proposed moves, each with its share (of the votes, or its probability).
+    moves: Vec<(Move, f64)>,
+    /// The move model's judgement, when it proposed (the `natural` style).
+    model: Option<Box<Judgement>>,
+}
+
+/// The proposals for the search to vet, within `deadline`: the move model's likeliest moves
+/// (the `natural` style, with its judgement) or the cases' candidates; with the cases' decision.
+fn propose(
+    knowledge: Knowledge<'_>,
+    game: &Game,
+    cfg: &EngineConfig,
+    limits: &Limits<'_>,
+    deadline: Option<Instant>,
+    castling: CastlingMode,
+    memory: &mut Memory,
+) -> Result<Proposals, NoLegalMove> {
+    if cfg.decider() == Decider::SearchAndModel {
+        let stage = Limits {
+            deadline,
+            optimum: None,
+            ..*limits
+        };
+        let (decision, judged) = judge_position(knowledge, game, cfg, stage, castling, memory)?;
+        let proposed = judged
+            .ranked()
+            .into_iter()
+            .take(cfg.revise.candidates.max(1))
+            .map(|(j, p)| (judged.evidence.moves[j], p))
+            .collect();
+        Ok(Proposals {
+            decision,
+            moves: proposed,
+            model: Some(Box::new(judged)),
+        })
+    } else {
+        let cb = knowledge.voters();
+        let decision = reuse(
+            cb,
+            &game.position,
+            &cfg.reuse,
+            reuse_limits(limits, deadline),
+            castling,
+        )?;
+        let proposed = crate::revise::proposals(&decision, &cfg.revise);
+        Ok(Proposals {
+            decision,
+            moves: proposed,
+            model: None,
+        })
+    }
 }
 
 /// The move model's judgement of a position from scratch: retrieve and vote (within the first
