@@ -579,41 +579,11 @@ impl Job {
     /// of its nearest cases (none in a case base without clocks).
     fn think(&self) -> (Vec<String>, String, Option<Chosen>) {
         let Some(loaded) = &self.casebase else {
-            // No case base could be loaded: still answer with a legal move.
-            let legal = self.game.position.legal_moves();
-            let line = match legal.first() {
-                Some(m) => format!("bestmove {}", m.to_uci(self.castling)),
-                None => "bestmove 0000".to_string(),
-            };
-            return (
-                vec!["info string error: no case base loaded; playing the first legal move".into()],
-                line,
-                legal.first().map(|m| (*m, Vec::new())),
-            );
+            return self.first_legal_move();
         };
         // Every completed search iteration is shown as it happens (analysis in a GUI).
         let (started, castling) = (self.started, self.castling);
-        let report = move |r: &RootResult| {
-            let pv: Vec<String> = r
-                .best
-                .pv
-                .iter()
-                .map(|m| m.to_uci(castling).to_string())
-                .collect();
-            send(
-                &Info {
-                    depth: r.depth,
-                    seldepth: r.seldepth.max(r.depth),
-                    multipv: None,
-                    score: EngineScore::from_value(r.best.value),
-                    nodes: r.nodes,
-                    hashfull: None,
-                    ms: started.elapsed().as_millis() as u64,
-                    pv: &pv.join(" "),
-                }
-                .line(),
-            );
-        };
+        let report = move |r: &RootResult| send(&iteration_line(r, started, castling));
         let limits = Limits {
             progress: Some(&report),
             ..self.limits()
@@ -651,34 +621,58 @@ impl Job {
                 "bestmove 0000".into(),
                 None,
             ),
-            Ok(t) => {
-                let mut lines = info_lines(
-                    &t,
-                    self.multipv,
-                    self.started.elapsed(),
-                    self.castling,
-                    hashfull,
-                );
-                let mut best = format!("bestmove {}", t.bestmove);
-                if self.ponder
-                    && let Some(reply) = self.ponder_move(cb, &t)
-                {
-                    best.push_str(&format!(" ponder {reply}"));
-                }
-                lines.extend(explain(&t).into_iter().map(|l| format!("info string {l}")));
-                // The cases' clocks matter only to a human time (none without clocks).
-                let clocks = match &self.human {
-                    Some(_) if cb.timed_cases() > 0 => t
-                        .decision
-                        .cases
-                        .iter()
-                        .filter_map(|c| cb.case_clock(c.index))
-                        .collect(),
-                    _ => Vec::new(),
-                };
-                (lines, best, Some((t.mv, clocks)))
-            }
+            Ok(t) => self.answer(&t, cb, hashfull),
         }
+    }
+
+    /// The answer without a case base (none could be loaded): still a legal move, the first.
+    fn first_legal_move(&self) -> (Vec<String>, String, Option<Chosen>) {
+        let legal = self.game.position.legal_moves();
+        let line = match legal.first() {
+            Some(m) => format!("bestmove {}", m.to_uci(self.castling)),
+            None => "bestmove 0000".to_string(),
+        };
+        (
+            vec!["info string error: no case base loaded; playing the first legal move".into()],
+            line,
+            legal.first().map(|m| (*m, Vec::new())),
+        )
+    }
+
+    /// The answer of thought `t` (in case base `cb`, the table `hashfull` after it): its
+    /// `info` lines with their explanation, its `bestmove` line (with the move to ponder on
+    /// when asked), and the move with the clocks of its nearest cases.
+    fn answer(
+        &self,
+        t: &Thought,
+        cb: &CaseBase,
+        hashfull: u32,
+    ) -> (Vec<String>, String, Option<Chosen>) {
+        let mut lines = info_lines(
+            t,
+            self.multipv,
+            self.started.elapsed(),
+            self.castling,
+            hashfull,
+        );
+        let mut best = format!("bestmove {}", t.bestmove);
+        if self.ponder
+            && let Some(reply) = self.ponder_move(cb, t)
+        {
+            best.push_str(&format!(" ponder {reply}"));
+        }
+        lines.extend(explain(t).into_iter().map(|l| format!("info string {l}")));
+        // The cases' clocks matter only to a human time (none without clocks).
+        let clocks = match &self.human {
+            Some(_) if cb.timed_cases() > 0 => t
+                .decision
+                .cases
+                .iter()
+                .filter_map(|c| cb.case_clock(c.index))
+                .collect(),
+            _ => Vec::new(),
+        };
+        (lines, best, Some((t.mv, clocks)))
     }
 
     /// The expected reply, to ponder on: the search's principal variation, or the cases' reply.
@@ -720,6 +714,28 @@ fn min_instant(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
+}
+
+/// The `info` line of a completed search iteration, as it happens (`started`: when the
+/// search began).
+fn iteration_line(r: &RootResult, started: Instant, castling: CastlingMode) -> String {
+    let pv: Vec<String> = r
+        .best
+        .pv
+        .iter()
+        .map(|m| m.to_uci(castling).to_string())
+        .collect();
+    Info {
+        depth: r.depth,
+        seldepth: r.seldepth.max(r.depth),
+        multipv: None,
+        score: EngineScore::from_value(r.best.value),
+        nodes: r.nodes,
+        hashfull: None,
+        ms: started.elapsed().as_millis() as u64,
+        pv: &pv.join(" "),
+    }
+    .line()
 }
 
 /// The figures of one `info` line: the one place the line is formatted.
