@@ -237,29 +237,92 @@ fn squares(m: &Move) -> (Square, Square) {
 /// The pattern keys of every legal move of `pos`, which must have White to move (the mover's
 /// point of view), appended to `out` as (move, keys by family).
 pub(crate) fn move_patterns(pos: &Chess, ctx: MoveContext, out: &mut Vec<(Move, [u64; FAMILIES])>) {
-    let board = pos.board();
-    let occupied = board.occupied();
-    let white = board.by_color(Color::White);
-    let black = board.by_color(Color::Black);
-    let material = material_bucket(board);
-    let phase = ply_bucket(ctx.ply);
-    let last_to = ctx.last.to();
-    let last_piece = last_to.and_then(|sq| board.piece_at(sq));
-    // What the opponent's last-moved piece attacks now.
-    let threatened = match (last_to, last_piece) {
-        (Some(sq), Some(p)) if p.color == Color::Black => {
-            shakmaty::attacks::attacks(sq, p, occupied) & white
-        }
-        _ => Bitboard::EMPTY,
-    };
+    let before = Before::of(pos, ctx);
     for m in pos.legal_moves() {
-        let (from, to) = squares(&m);
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        let keys = before.keys(&m, next.board(), u64::from(next.is_check()));
+        out.push((m, keys));
+    }
+}
+
+/// What the patterns of every legal move read of the position before it (White to move).
+struct Before<'a> {
+    board: &'a Board,
+    occupied: Bitboard,
+    white: Bitboard,
+    black: Bitboard,
+    /// Material bucket of the phase family.
+    material: u64,
+    /// Ply bucket of the phase family.
+    phase: u64,
+    ctx: MoveContext,
+    /// Where the opponent's last move went, if known, and the piece standing there.
+    last_to: Option<Square>,
+    last_piece: Option<shakmaty::Piece>,
+    /// What the opponent's last-moved piece attacks now.
+    threatened: Bitboard,
+}
+
+impl<'a> Before<'a> {
+    fn of(pos: &'a Chess, ctx: MoveContext) -> Before<'a> {
+        let board = pos.board();
+        let occupied = board.occupied();
+        let white = board.by_color(Color::White);
+        let last_to = ctx.last.to();
+        let last_piece = last_to.and_then(|sq| board.piece_at(sq));
+        let threatened = match (last_to, last_piece) {
+            (Some(sq), Some(p)) if p.color == Color::Black => {
+                shakmaty::attacks::attacks(sq, p, occupied) & white
+            }
+            _ => Bitboard::EMPTY,
+        };
+        Before {
+            board,
+            occupied,
+            white,
+            black: board.by_color(Color::Black),
+            material: material_bucket(board),
+            phase: ply_bucket(ctx.ply),
+            ctx,
+            last_to,
+            last_piece,
+            threatened,
+        }
+    }
+
+    /// The keys of move `m`, which leads to `after` (`check`: 1 if it gives check).
+    #[inline]
+    fn keys(&self, m: &Move, after: &Board, check: u64) -> [u64; FAMILIES] {
+        let (from, to) = squares(m);
+        let role = m.role() as u64;
+        let promo = m.promotion().map_or(0, |r| r as u64);
+        let mv = role << 15 | (from as u64) << 9 | (to as u64) << 3 | promo;
+        let family = |f: Family, fields: u64| (f as u64) << 56 | fields;
+        let board = self.board;
+        [
+            family(Family::Move, mv),
+            family(Family::ToRing, mv << 32 | ring_code(board, to)),
+            family(Family::FromRing, mv << 32 | ring_code(board, from)),
+            family(Family::Tactic, self.tactic(m, from, to, check)),
+            family(Family::Reply, self.reply(m, from, to)),
+            family(Family::Phase, mv << 8 | self.phase << 2 | self.material),
+            family(Family::Threat, threat(after, to, check)),
+            family(
+                Family::Mobility,
+                role << 10 | (to as u64) << 4 | self.mobility(m, from, after, to),
+            ),
+        ]
+    }
+
+    /// The tactic family's fields: piece, capture, promotion, check, and who attacks and
+    /// defends the destination (after the move) and the origin (before it).
+    #[inline]
+    fn tactic(&self, m: &Move, from: Square, to: Square, check: u64) -> u64 {
+        let (board, occupied, white, black) = (self.board, self.occupied, self.white, self.black);
         let role = m.role() as u64;
         let promo = m.promotion().map_or(0, |r| r as u64);
         let captured = m.capture().map_or(0, |r| r as u64);
-        let mv = role << 15 | (from as u64) << 9 | (to as u64) << 3 | promo;
-        let family = |f: Family, fields: u64| (f as u64) << 56 | fields;
-
         // After the move the mover's piece stands on `to` and `from` is empty.
         let after_occ = (occupied & !Bitboard::from(from)) | Bitboard::from(to);
         let attackers = board.attacks_to(to, Color::Black, after_occ) & black & !Bitboard::from(to);
@@ -267,95 +330,94 @@ pub(crate) fn move_patterns(pos: &Chess, ctx: MoveContext, out: &mut Vec<(Move, 
             board.attacks_to(to, Color::White, after_occ) & white & !Bitboard::from(from);
         let from_attacked = board.attacks_to(from, Color::Black, occupied) & black;
         let from_defended = board.attacks_to(from, Color::White, occupied) & white;
-        let mut next = pos.clone();
-        next.play_unchecked(m);
-        let check = u64::from(next.is_check());
-        let tactic = role << 15
+        role << 15
             | captured << 12
             | promo << 9
             | check << 8
             | bucket(attackers) << 6
             | bucket(defenders) << 4
             | bucket(from_attacked).min(1) << 2
-            | bucket(from_defended).min(1);
+            | bucket(from_defended).min(1)
+    }
 
-        let reply = match last_to {
-            None => 0,
-            Some(lt) => {
-                let last_role = last_piece.map_or(0, |p| p.role as u64);
-                let recapture = u64::from(to == lt);
-                let escapes = u64::from(threatened.contains(from));
-                let dist = u64::from(to.distance(lt).min(3));
-                let last_captured = ctx.last.captured().map_or(0, |r| r as u64);
-                1 << 30
-                    | role << 23
-                    | (to as u64) << 17
-                    | captured << 14
-                    | last_role << 11
-                    | last_captured << 8
-                    | recapture << 7
-                    | escapes << 6
-                    | dist << 4
-            }
+    /// The reply family's fields: the move against the opponent's last one (recapture, escape
+    /// from its threat, distance); 0 when the last move is not known.
+    #[inline]
+    fn reply(&self, m: &Move, from: Square, to: Square) -> u64 {
+        let Some(lt) = self.last_to else {
+            return 0;
         };
+        let role = m.role() as u64;
+        let captured = m.capture().map_or(0, |r| r as u64);
+        let last_role = self.last_piece.map_or(0, |p| p.role as u64);
+        let recapture = u64::from(to == lt);
+        let escapes = u64::from(self.threatened.contains(from));
+        let dist = u64::from(to.distance(lt).min(3));
+        let last_captured = self.ctx.last.captured().map_or(0, |r| r as u64);
+        1 << 30
+            | role << 23
+            | (to as u64) << 17
+            | captured << 14
+            | last_role << 11
+            | last_captured << 8
+            | recapture << 7
+            | escapes << 6
+            | dist << 4
+    }
 
-        // After the move: what the piece on `to` attacks.
-        let after = next.board();
-        let after_occ = after.occupied();
-        let threat = match after.piece_at(to) {
-            Some(piece) => {
-                let targets = shakmaty::attacks::attacks(to, piece, after_occ)
-                    & after.by_color(Color::Black)
-                    & !after.kings();
-                let own_value = role_value(piece.role);
-                let mut best = 0u64;
-                let mut count = 0u64;
-                for t in targets {
-                    let Some(victim) = after.piece_at(t) else {
-                        continue;
-                    };
-                    let defended = after.attacks_to(t, Color::Black, after_occ).any();
-                    if !defended || role_value(victim.role) > own_value {
-                        count += 1;
-                        best = best.max(victim.role as u64);
-                    }
-                }
-                piece.role as u64 * 64 + best * 8 + count.min(3) * 2 + check
-            }
-            None => 0,
-        };
-        let mobility = |piece: shakmaty::Piece, sq: Square, occ: Bitboard, own: Bitboard| {
-            let n = (shakmaty::attacks::attacks(sq, piece, occ) & !own).count();
-            match n {
-                0..=2 => 0u64,
-                3..=5 => 1,
-                6..=9 => 2,
-                _ => 3,
-            }
-        };
+    /// The mobility family's classes of the moved piece: before the move on `from` (two bits,
+    /// shifted left by 2) and after it on `to` in `after`.
+    #[inline]
+    fn mobility(&self, m: &Move, from: Square, after: &Board, to: Square) -> u64 {
         let moving = shakmaty::Piece {
             color: Color::White,
             role: m.role(),
         };
-        let before_mob = mobility(moving, from, occupied, white);
+        let before_mob = mobility_class(moving, from, self.occupied, self.white);
         let after_mob = after.piece_at(to).map_or(0, |p| {
-            mobility(p, to, after_occ, after.by_color(Color::White))
+            mobility_class(p, to, after.occupied(), after.by_color(Color::White))
         });
+        before_mob << 2 | after_mob
+    }
+}
 
-        let keys = [
-            family(Family::Move, mv),
-            family(Family::ToRing, mv << 32 | ring_code(board, to)),
-            family(Family::FromRing, mv << 32 | ring_code(board, from)),
-            family(Family::Tactic, tactic),
-            family(Family::Reply, reply),
-            family(Family::Phase, mv << 8 | phase << 2 | material),
-            family(Family::Threat, threat),
-            family(
-                Family::Mobility,
-                role << 10 | (to as u64) << 4 | before_mob << 2 | after_mob,
-            ),
-        ];
-        out.push((m, keys));
+/// The threat family's fields: what the piece on `to` attacks in `after` (the most valuable
+/// enemy piece it threatens, undefended or worth more than itself, and how many), and check.
+#[inline]
+fn threat(after: &Board, to: Square, check: u64) -> u64 {
+    let after_occ = after.occupied();
+    let Some(piece) = after.piece_at(to) else {
+        return 0;
+    };
+    let targets = shakmaty::attacks::attacks(to, piece, after_occ)
+        & after.by_color(Color::Black)
+        & !after.kings();
+    let own_value = role_value(piece.role);
+    let mut best = 0u64;
+    let mut count = 0u64;
+    for t in targets {
+        let Some(victim) = after.piece_at(t) else {
+            continue;
+        };
+        let defended = after.attacks_to(t, Color::Black, after_occ).any();
+        if !defended || role_value(victim.role) > own_value {
+            count += 1;
+            best = best.max(victim.role as u64);
+        }
+    }
+    piece.role as u64 * 64 + best * 8 + count.min(3) * 2 + check
+}
+
+/// Mobility class of `piece` on `sq`: the squares it attacks (with `occ`) that are not `own`,
+/// as 0 (0–2), 1 (3–5), 2 (6–9) or 3 (10 or more).
+#[inline]
+fn mobility_class(piece: shakmaty::Piece, sq: Square, occ: Bitboard, own: Bitboard) -> u64 {
+    let n = (shakmaty::attacks::attacks(sq, piece, occ) & !own).count();
+    match n {
+        0..=2 => 0u64,
+        3..=5 => 1,
+        6..=9 => 2,
+        _ => 3,
     }
 }
 
