@@ -95,6 +95,63 @@ struct Sections {
 }
 
 impl Sections {
+    /// Fills in the header: every section's count, and its offset (aligned, in file order);
+    /// `games` in the game table, the position directory's `dir_bits`, `timed` cases with a
+    /// clock (none: no clock sections).
+    fn lay_out(&mut self, games: u64, dir_bits: u32, timed: u64) {
+        let (cases, policy) = (&self.cases, &self.policy);
+        let mut header = Header {
+            version: FORMAT_VERSION,
+            cases: cases.metas.len() as u64,
+            white_cases: cases.white_cases as u64,
+            boards: cases.boards.len() as u64,
+            white_boards: cases.white_boards as u64,
+            games,
+            info_off: HEADER_LEN as u64,
+            info_len: self.info_json.len() as u64,
+            buckets: cases.buckets.len() as u64,
+            patterns: self.patterns.len() as u64,
+            index_entries: self.index.len() as u64,
+            strings_len: self.strings.len,
+            dir_bits: u64::from(dir_bits),
+            ..Header::default()
+        };
+        let after = |off: u64, count: u64, size: u64| align_up(off + count * size);
+        header.boards_off = after(header.info_off, header.info_len, 1);
+        header.occ_off = after(header.boards_off, header.boards, 32);
+        header.metas_off = after(header.occ_off, header.boards + 1, 4);
+        header.buckets_off = after(header.metas_off, header.cases, 12);
+        header.games_off = after(header.buckets_off, header.buckets, 16);
+        header.strings_off = after(header.games_off, header.games, 24);
+        header.patterns_off = after(header.strings_off, header.strings_len, 1);
+        header.index_off = after(header.patterns_off, header.patterns, 16);
+        header.dir_off = after(header.index_off, header.index_entries, 16);
+        header.strengths_off = after(header.dir_off, self.directory.len() as u64, 4);
+        header.policy_off = after(header.strengths_off, header.patterns, 4);
+        header.policy_keys = policy.keys.len() as u64;
+        header.policy_width = if policy.keys.is_empty() {
+            0
+        } else {
+            policy::INPUTS as u64
+        };
+        if timed > 0 {
+            let policy_end =
+                header
+                    .policy_parts()
+                    .map_or(header.policy_off, |[_, _, (off, len)]| {
+                        if policy.keys.is_empty() {
+                            header.policy_off
+                        } else {
+                            off + len
+                        }
+                    });
+            header.timed = timed;
+            header.clocks_off = align_up(policy_end);
+            header.controls_off = after(header.clocks_off, header.cases, 8);
+        }
+        self.header = header;
+    }
+
     /// Writes the whole file to `inner` and returns it, flushed. Sections go in the order of
     /// their offsets.
     fn assemble<W: Write>(self, inner: W) -> io::Result<W> {
@@ -431,14 +488,7 @@ impl CaseBaseWriter {
         if self.cases() > u64::from(u32::MAX) {
             return Err(err(io::Error::other("more than 4 294 967 295 cases")));
         }
-        let mut sides: [Side; 2] = Default::default();
-        for (side, (boards, metas, clocks)) in sides.iter_mut().enumerate() {
-            *boards = read_all(&mut self.boards[side]).map_err(err)?;
-            *metas = read_all(&mut self.metas[side]).map_err(err)?;
-            if self.timed > 0 {
-                *clocks = read_all(&mut self.clocks[side]).map_err(err)?;
-            }
-        }
+        let sides = self.read_sides().map_err(err)?;
         let cases = arrange(sides);
         let (patterns, strengths, index, policy) = derive_all(&cases, self.derive);
         // Pruned after the strength fit, which needs every pattern of every legal move.
@@ -451,64 +501,8 @@ impl CaseBaseWriter {
         let bits = directory_bits(index.len());
         let directory = build_directory(&index, bits);
         let info_json = serde_json::to_vec(info).map_err(|e| err(io::Error::other(e)))?;
-        let mut header = Header {
-            version: FORMAT_VERSION,
-            cases: cases.metas.len() as u64,
-            white_cases: cases.white_cases as u64,
-            boards: cases.boards.len() as u64,
-            white_boards: cases.white_boards as u64,
-            games: self.game_count,
-            info_off: HEADER_LEN as u64,
-            info_len: info_json.len() as u64,
-            buckets: cases.buckets.len() as u64,
-            patterns: patterns.len() as u64,
-            index_entries: index.len() as u64,
-            strings_len: self.strings.len,
-            dir_bits: u64::from(bits),
-            ..Header::default()
-        };
-        let after = |off: u64, count: u64, size: u64| align_up(off + count * size);
-        header.boards_off = after(header.info_off, header.info_len, 1);
-        header.occ_off = after(header.boards_off, header.boards, 32);
-        header.metas_off = after(header.occ_off, header.boards + 1, 4);
-        header.buckets_off = after(header.metas_off, header.cases, 12);
-        header.games_off = after(header.buckets_off, header.buckets, 16);
-        header.strings_off = after(header.games_off, header.games, 24);
-        header.patterns_off = after(header.strings_off, header.strings_len, 1);
-        header.index_off = after(header.patterns_off, header.patterns, 16);
-        header.dir_off = after(header.index_off, header.index_entries, 16);
-        header.strengths_off = after(header.dir_off, directory.len() as u64, 4);
-        header.policy_off = after(header.strengths_off, header.patterns, 4);
-        header.policy_keys = policy.keys.len() as u64;
-        header.policy_width = if policy.keys.is_empty() {
-            0
-        } else {
-            policy::INPUTS as u64
-        };
-        if self.timed > 0 {
-            let policy_end =
-                header
-                    .policy_parts()
-                    .map_or(header.policy_off, |[_, _, (off, len)]| {
-                        if policy.keys.is_empty() {
-                            header.policy_off
-                        } else {
-                            off + len
-                        }
-                    });
-            header.timed = self.timed;
-            header.clocks_off = align_up(policy_end);
-            header.controls_off = after(header.clocks_off, header.cases, 8);
-        }
-
-        let compress = out.extension().is_some_and(|e| e == "zst");
-        let tmp = tempfile::Builder::new()
-            .prefix(".precedent-build-")
-            .tempfile_in(out_dir(&out))
-            .map_err(err)?;
-        let file = tmp.as_file().try_clone().map_err(err)?;
-        let sections = Sections {
-            header,
+        let mut sections = Sections {
+            header: Header::default(),
             info_json,
             cases,
             games: self.games,
@@ -520,27 +514,22 @@ impl CaseBaseWriter {
             policy,
             controls: self.controls,
         };
-        if compress {
-            let mut enc = zstd::Encoder::new(file, 19).map_err(err)?;
-            enc.long_distance_matching(true).map_err(err)?;
-            enc.multithread(2).map_err(err)?;
-            sections
-                .assemble(enc)
-                .and_then(|enc| enc.finish())
-                .map_err(err)?;
-        } else {
-            sections.assemble(file).map_err(err)?;
+        sections.lay_out(self.game_count, bits, self.timed);
+        write_over(&out, sections).map_err(err)
+    }
+
+    /// Reads back the spilled cases of each side (White's first): boards, records, and the
+    /// clocks when any case was timed.
+    fn read_sides(&mut self) -> io::Result<[Side; 2]> {
+        let mut sides: [Side; 2] = Default::default();
+        for (side, (boards, metas, clocks)) in sides.iter_mut().enumerate() {
+            *boards = read_all(&mut self.boards[side])?;
+            *metas = read_all(&mut self.metas[side])?;
+            if self.timed > 0 {
+                *clocks = read_all(&mut self.clocks[side])?;
+            }
         }
-        tmp.as_file().sync_all().map_err(err)?;
-        // A temporary file is private (0600); a case base is an ordinary, shareable file.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let perms = std::fs::Permissions::from_mode(0o644);
-            tmp.as_file().set_permissions(perms).map_err(err)?;
-        }
-        tmp.persist(&out).map_err(|e| err(e.error))?;
-        Ok(())
+        Ok(sides)
     }
 }
 
@@ -578,6 +567,34 @@ fn read_all<T: bytemuck::Pod>(spill: &mut Spill) -> io::Result<Vec<T>> {
     let mut out = vec![T::zeroed(); n];
     file.read_exact(bytemuck::cast_slice_mut(&mut out))?;
     Ok(out)
+}
+
+/// Writes `sections` to a temporary file beside `out` (zstd-compressed for a name ending in
+/// `.zst`) and renames it over `out` once complete.
+fn write_over(out: &Path, sections: Sections) -> io::Result<()> {
+    let compress = out.extension().is_some_and(|e| e == "zst");
+    let tmp = tempfile::Builder::new()
+        .prefix(".precedent-build-")
+        .tempfile_in(out_dir(out))?;
+    let file = tmp.as_file().try_clone()?;
+    if compress {
+        let mut enc = zstd::Encoder::new(file, 19)?;
+        enc.long_distance_matching(true)?;
+        enc.multithread(2)?;
+        sections.assemble(enc).and_then(|enc| enc.finish())?;
+    } else {
+        sections.assemble(file)?;
+    }
+    tmp.as_file().sync_all()?;
+    // A temporary file is private (0600); a case base is an ordinary, shareable file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let perms = std::fs::Permissions::from_mode(0o644);
+        tmp.as_file().set_permissions(perms)?;
+    }
+    tmp.persist(out).map_err(|e| e.error)?;
+    Ok(())
 }
 
 fn out_dir(out: &Path) -> PathBuf {
