@@ -17,7 +17,9 @@ use crate::casebase::{
     BuildInfo, BuildOptions, BuildStats, CaseBaseError, CaseBaseWriter, CaseMeta, GameRecord,
     position_key,
 };
-use crate::pgn::{InputError, Mover, ParsedGame, Selection, SkipReason, for_each_game};
+use crate::pgn::{
+    GameVisitor, InputError, Mover, ParsedGame, Selection, SkipReason, for_each_game,
+};
 
 /// What to build.
 #[derive(Clone, Debug)]
@@ -342,23 +344,9 @@ pub fn build(
     if config.inputs.is_empty() {
         return Err(BuildError::Options("no input given".into()));
     }
-    let mut options = config.options.clone();
-    if options.main_player {
-        let Some(name) = main_player(&config.inputs)? else {
-            return Err(BuildError::Options(
-                "--main-player: the inputs name no player".into(),
-            ));
-        };
-        options.players = vec![name];
-    }
-    let config = &BuildConfig {
-        options,
-        ..config.clone()
-    };
+    let config = &with_main_player(config)?;
     let selection = selection(&config.options).map_err(BuildError::Options)?;
     let player_file = config.options.is_player_file();
-    let mut profile = player_file.then(ProfileBuilder::default);
-    let mut seen: HashSet<u64> = HashSet::new();
     let sampler = match config.options.band_cases {
         Some(0) => {
             return Err(BuildError::Options(
@@ -375,77 +363,31 @@ pub fn build(
     if player_file {
         writer = writer.counts_only();
     }
-    let mut stats = BuildStats::default();
-    let mut skipped: BTreeMap<SkipReason, u64> = BTreeMap::new();
-    let mut done = false;
+    let mut reading = Reading {
+        config,
+        player_file,
+        sampler,
+        writer,
+        profile: player_file.then(ProfileBuilder::default),
+        seen: HashSet::new(),
+        stats: BuildStats::default(),
+        skipped: BTreeMap::new(),
+        done: false,
+        started,
+    };
     for name in &config.inputs {
-        if done {
+        if reading.done {
             break;
         }
-        for_each_game::<BuildError>(name, &selection, |outcome, visitor, bytes_read| {
-            stats.games_read += 1;
-            let mut outcome = match outcome {
-                Ok(()) if held_out(&config.options, visitor.game()) => Err(SkipReason::HeldOut),
-                // A player's game in two collections counts once.
-                Ok(()) if player_file && !seen.insert(visitor.game().moves_key) => {
-                    Err(SkipReason::Duplicate)
-                }
-                other => other,
-            };
-            if let (Ok(()), Some(sampler)) = (outcome, &sampler) {
-                let game = visitor.game_mut();
-                let mut selected = std::mem::take(&mut game.selected);
-                selected.retain(|m| sampler.keeps(game, m));
-                game.selected = selected;
-                if game.selected.is_empty() {
-                    outcome = Err(SkipReason::SampledOut);
-                }
-            }
-            let game = visitor.game();
-            match outcome {
-                Ok(()) => {
-                    write_game(&mut writer, game)?;
-                    if let Some(profile) = &mut profile {
-                        profile.add(game);
-                    }
-                    stats.games_used += 1;
-                    let enough_games = config
-                        .options
-                        .max_games
-                        .is_some_and(|max| stats.games_used >= max);
-                    let enough_cases = config
-                        .options
-                        .max_cases
-                        .is_some_and(|max| writer.cases() >= max);
-                    if enough_games || enough_cases {
-                        done = true;
-                        return Ok(false);
-                    }
-                }
-                Err(reason) => {
-                    if config.strict && reason.is_error() {
-                        return Err(BuildError::Strict {
-                            file: name.to_string(),
-                            game: game.number,
-                            reason: reason.as_str(),
-                            detail: game.detail.clone(),
-                        });
-                    }
-                    *skipped.entry(reason).or_default() += 1;
-                }
-            }
-            if stats.games_read % 512 == 0 {
-                progress(&BuildProgress {
-                    input: name,
-                    games_read: stats.games_read,
-                    cases: writer.cases(),
-                    bytes_read,
-                    elapsed: started.elapsed(),
-                });
-            }
-            Ok(true)
-        })?;
+        reading.read(name, &selection, progress)?;
     }
+    let Reading {
+        writer,
+        profile,
+        mut stats,
+        skipped,
+        ..
+    } = reading;
     stats.cases = writer.cases();
     stats.games_skipped = skipped
         .iter()
@@ -453,20 +395,7 @@ pub fn build(
         .collect();
     let white_cases = writer.white_cases();
     let profile = match profile {
-        Some(mut builder) => {
-            let sample = builder.sample();
-            let judged = match &config.judge {
-                Some(Judge(judge)) => Some(judge(&sample).map_err(BuildError::Judge)?),
-                None => None,
-            };
-            let model = match &config.fit {
-                Some(FitModel(fit)) if !sample.is_empty() => {
-                    Some(fit(&sample).map_err(BuildError::Fit)?)
-                }
-                _ => None,
-            };
-            Some(builder.finish(judged, model))
-        }
+        Some(builder) => Some(finish_profile(config, builder)?),
         None => None,
     };
     let info = BuildInfo {
@@ -489,4 +418,154 @@ pub fn build(
         cases_per_second: stats.cases as f64 / seconds.max(1e-9),
         output: config.out.display().to_string(),
     })
+}
+
+/// `config` with `--main-player` resolved: the inputs' most frequent player as the player.
+fn with_main_player(config: &BuildConfig) -> Result<BuildConfig, BuildError> {
+    let mut options = config.options.clone();
+    if options.main_player {
+        let Some(name) = main_player(&config.inputs)? else {
+            return Err(BuildError::Options(
+                "--main-player: the inputs name no player".into(),
+            ));
+        };
+        options.players = vec![name];
+    }
+    Ok(BuildConfig {
+        options,
+        ..config.clone()
+    })
+}
+
+/// A build while it reads its inputs: what decides which games are used, the case base being
+/// written, the player's profile being gathered, and the counts.
+struct Reading<'c> {
+    config: &'c BuildConfig,
+    player_file: bool,
+    sampler: Option<BandSampler>,
+    writer: CaseBaseWriter,
+    profile: Option<ProfileBuilder>,
+    /// The games of a player file so far, by their moves.
+    seen: HashSet<u64>,
+    stats: BuildStats,
+    skipped: BTreeMap<SkipReason, u64>,
+    /// A limit (`--max-games`, `--max-cases`) was reached.
+    done: bool,
+    started: Instant,
+}
+
+impl Reading<'_> {
+    /// Reads the games of input `name`, until it ends or a limit is reached.
+    fn read(
+        &mut self,
+        name: &str,
+        selection: &Selection,
+        progress: &mut dyn FnMut(&BuildProgress<'_>),
+    ) -> Result<(), BuildError> {
+        for_each_game::<BuildError>(name, selection, |outcome, visitor, bytes_read| {
+            self.stats.games_read += 1;
+            let outcome = self.admit(outcome, visitor);
+            let game = visitor.game();
+            match outcome {
+                Ok(()) => {
+                    if self.keep(game)? {
+                        self.done = true;
+                        return Ok(false);
+                    }
+                }
+                Err(reason) => self.skip(name, game, reason)?,
+            }
+            if self.stats.games_read.is_multiple_of(512) {
+                progress(&BuildProgress {
+                    input: name,
+                    games_read: self.stats.games_read,
+                    cases: self.writer.cases(),
+                    bytes_read,
+                    elapsed: self.started.elapsed(),
+                });
+            }
+            Ok(true)
+        })
+    }
+
+    /// Whether the game the visitor read is used: not if broken, filtered, held out, already
+    /// seen (a player's game in two collections counts once) or left without moves by the
+    /// band sampling, which drops the moves it does not keep.
+    fn admit(
+        &mut self,
+        outcome: Result<(), SkipReason>,
+        visitor: &mut GameVisitor,
+    ) -> Result<(), SkipReason> {
+        let mut outcome = match outcome {
+            Ok(()) if held_out(&self.config.options, visitor.game()) => Err(SkipReason::HeldOut),
+            Ok(()) if self.player_file && !self.seen.insert(visitor.game().moves_key) => {
+                Err(SkipReason::Duplicate)
+            }
+            other => other,
+        };
+        if let (Ok(()), Some(sampler)) = (outcome, &self.sampler) {
+            let game = visitor.game_mut();
+            let mut selected = std::mem::take(&mut game.selected);
+            selected.retain(|m| sampler.keeps(game, m));
+            game.selected = selected;
+            if game.selected.is_empty() {
+                outcome = Err(SkipReason::SampledOut);
+            }
+        }
+        outcome
+    }
+
+    /// Writes a used game and its cases (and adds it to the profile); whether a limit is
+    /// reached.
+    fn keep(&mut self, game: &ParsedGame) -> Result<bool, BuildError> {
+        write_game(&mut self.writer, game)?;
+        if let Some(profile) = &mut self.profile {
+            profile.add(game);
+        }
+        self.stats.games_used += 1;
+        let options = &self.config.options;
+        let enough_games = options
+            .max_games
+            .is_some_and(|max| self.stats.games_used >= max);
+        let enough_cases = options
+            .max_cases
+            .is_some_and(|max| self.writer.cases() >= max);
+        Ok(enough_games || enough_cases)
+    }
+
+    /// Counts a game left out, or with `--strict` fails on a broken one (of input `name`).
+    fn skip(
+        &mut self,
+        name: &str,
+        game: &ParsedGame,
+        reason: SkipReason,
+    ) -> Result<(), BuildError> {
+        if self.config.strict && reason.is_error() {
+            return Err(BuildError::Strict {
+                file: name.to_string(),
+                game: game.number,
+                reason: reason.as_str(),
+                detail: game.detail.clone(),
+            });
+        }
+        *self.skipped.entry(reason).or_default() += 1;
+        Ok(())
+    }
+}
+
+/// The player's profile: their sample of moves judged and fitted, when the build asks for it.
+fn finish_profile(
+    config: &BuildConfig,
+    mut builder: ProfileBuilder,
+) -> Result<super::Profile, BuildError> {
+    let sample = builder.sample();
+    let judged = match &config.judge {
+        Some(Judge(judge)) => Some(judge(&sample).map_err(BuildError::Judge)?),
+        None => None,
+    };
+    let model = match &config.fit {
+        Some(FitModel(fit)) if !sample.is_empty() => Some(fit(&sample).map_err(BuildError::Fit)?),
+        _ => None,
+    };
+    Ok(builder.finish(judged, model))
 }
