@@ -365,7 +365,6 @@ pub fn build(
     }
     let mut reading = Reading {
         config,
-        player_file,
         sampler,
         writer,
         profile: player_file.then(ProfileBuilder::default),
@@ -441,7 +440,6 @@ fn with_main_player(config: &BuildConfig) -> Result<BuildConfig, BuildError> {
 /// written, the player's profile being gathered, and the counts.
 struct Reading<'c> {
     config: &'c BuildConfig,
-    player_file: bool,
     sampler: Option<BandSampler>,
     writer: CaseBaseWriter,
     profile: Option<ProfileBuilder>,
@@ -498,7 +496,10 @@ impl Reading<'_> {
     ) -> Result<(), SkipReason> {
         let mut outcome = match outcome {
             Ok(()) if held_out(&self.config.options, visitor.game()) => Err(SkipReason::HeldOut),
-            Ok(()) if self.player_file && !self.seen.insert(visitor.game().moves_key) => {
+            Ok(())
+                if self.config.options.is_player_file()
+                    && !self.seen.insert(visitor.game().moves_key) =>
+            {
                 Err(SkipReason::Duplicate)
             }
             other => other,
