@@ -16,12 +16,18 @@ use shakmaty::{Chess, Move, Position, Role};
 
 use crate::pgn::MoveClock;
 
-/// The pacing model's inputs, in the order of [`features`].
+/// The pacing model's inputs, in the order of [`features`]. The clock is read as its log
+/// (`log_left`), the time control's scale (`log_scale`, [`ClockSituation::scale`]), the even
+/// share of it a move (`log_budget`: the time left over the moves still to come, 40 less the
+/// moves played and at least 10, plus the increment), the increment's share of the scale, the
+/// lead over the opponent's clock, and time trouble (`scramble`, under 9 s left); none falls as
+/// the time left grows with the rest held, so the fitted model's median is checked to rise with
+/// it (the test `more_time_left_never_gives_a_shorter_median_think`).
 pub const PACE_FEATURES: [&str; 22] = [
     "bias",
     "log_left",
     "log_scale",
-    "left_share",
+    "log_budget",
     "increment_share",
     "clock_lead",
     "scramble",
@@ -72,6 +78,18 @@ impl ClockSituation {
     pub fn scale(&self) -> f64 {
         (self.base + 40.0 * self.increment).max(1.0)
     }
+
+    /// The same situation with every time in it multiplied by `r`.
+    pub fn scaled(&self, r: f64) -> ClockSituation {
+        ClockSituation {
+            left: self.left * r,
+            their_left: self.their_left.map(|t| t * r),
+            base: self.base * r,
+            increment: self.increment * r,
+            own_last: self.own_last.map(|t| t * r),
+            their_last: self.their_last.map(|t| t * r),
+        }
+    }
 }
 
 /// The pacing model's features of playing `mv` in `pos` (after the opponent's `last`) in the
@@ -102,7 +120,7 @@ pub fn features(
         1.0,
         (left + 1.0).ln(),
         scale.ln(),
-        (left / scale).min(3.0),
+        (left / (40.0 - fullmove).max(10.0) + clock.increment + 1.0).ln(),
         40.0 * clock.increment / scale,
         (left + 1.0).ln() - (their_left + 1.0).ln(),
         (2.3 - (left + 1.0).ln()).max(0.0),
@@ -158,6 +176,12 @@ pub struct PaceModel {
     /// (`[pace.with_cases]`); this one paces a case base without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub with_cases: Option<Box<PaceModel>>,
+    /// The smallest and largest clock scale ([`ClockSituation::scale`], seconds) of the time
+    /// controls the model was fitted on. A clock outside is read by the prior that a move takes
+    /// the same share of the clock ([`PaceModel::within_scales`]); `None`: every clock is read
+    /// as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scales: Option<[f64; 2]>,
 }
 
 impl PaceModel {
@@ -202,6 +226,13 @@ impl PaceModel {
                 "residuals must be at most 1000 ascending numbers within ±20 log-seconds".into(),
             );
         }
+        if let Some([lo, hi]) = self.scales
+            && !(lo.is_finite() && hi.is_finite() && 0.0 < lo && lo <= hi)
+        {
+            return Err(format!(
+                "scales [{lo}, {hi}] must be two positive seconds, the smaller first"
+            ));
+        }
         match &self.with_cases {
             Some(inner) if inner.with_cases.is_some() => {
                 Err("`with_cases` cannot hold another `with_cases`".into())
@@ -243,12 +274,42 @@ impl PaceModel {
         ((self.log_seconds(x) + noise).exp() - LOG_FLOOR).max(0.0)
     }
 
+    /// The clock situation the model reads for `clock`, and the factor its time is then
+    /// multiplied by: within the fitted scales, the clock itself and 1; outside them, the
+    /// clock brought to the nearest fitted scale (every time in it multiplied by one ratio)
+    /// and the inverse ratio, so a move takes the share of the clock it takes there.
+    pub fn within_scales(&self, clock: &ClockSituation) -> (ClockSituation, f64) {
+        let Some([lo, hi]) = self.scales else {
+            return (*clock, 1.0);
+        };
+        let scale = clock.scale();
+        let read = scale.clamp(lo, hi);
+        if read == scale {
+            return (*clock, 1.0);
+        }
+        (clock.scaled(read / scale), scale / read)
+    }
+
+    /// The median time a person takes to play `mv` in `pos` (after the opponent's `last`) in
+    /// the clock situation `clock`, seconds; the model without the nearest cases' times.
+    pub fn median_time(
+        &self,
+        pos: &Chess,
+        mv: &Move,
+        last: Option<&Move>,
+        clock: &ClockSituation,
+    ) -> f64 {
+        let (read, factor) = self.within_scales(clock);
+        self.median_seconds(&features(pos, mv, last, &read, None)) * factor
+    }
+
     /// The model from weights in feature order.
     pub fn from_vector(weights: &[f64], sigma: f64) -> PaceModel {
         PaceModel {
             sigma,
             residuals: Vec::new(),
             with_cases: None,
+            scales: None,
             weights: PACE_FEATURES
                 .iter()
                 .zip(weights)
@@ -312,7 +373,10 @@ impl ClockMemory {
 #[derive(Clone, Debug)]
 pub struct HumanPlan {
     model: PaceModel,
+    /// The clock situation as the model reads it ([`PaceModel::within_scales`]).
     clock: ClockSituation,
+    /// What the model's times are multiplied by (1 within the fitted scales).
+    factor: f64,
     /// The draw: a probability of people's spread, and a normal deviate for a model without
     /// quantiles.
     draw: (f64, f64),
@@ -336,9 +400,11 @@ impl HumanPlan {
         if model.is_empty() {
             return None;
         }
+        let (clock, factor) = model.within_scales(&clock);
         let plan = HumanPlan {
             model: model.clone(),
             clock,
+            factor,
             draw: (rng.random(), standard_normal(rng)),
             longest: 0.0,
             maximum: f64::INFINITY,
@@ -360,10 +426,11 @@ impl HumanPlan {
         };
         let x = features(pos, mv, last, &self.clock, cases);
         let noise = model.noise(self.draw.0, self.draw.1);
-        ((model.log_seconds(&x) + noise).exp() - LOG_FLOOR).max(0.0)
+        ((model.log_seconds(&x) + noise).exp() - LOG_FLOOR).max(0.0) * self.factor
     }
 
-    /// The mover's clock, seconds.
+    /// The mover's clock as the model reads it, seconds (the nearest cases' time is scaled to
+    /// this clock, [`cases_time`]).
     pub fn left(&self) -> f64 {
         self.clock.left
     }
@@ -412,7 +479,8 @@ mod tests {
         let at = |name| x[PACE_FEATURES.iter().position(|n| *n == name).expect(name)];
         assert_eq!(at("bias"), 1.0);
         assert!((at("log_left") - 101f64.ln()).abs() < 1e-12);
-        assert!((at("left_share") - 100.0 / 260.0).abs() < 1e-12);
+        // Fullmove 2: 38 moves to come, 100 s left, 2 s a move.
+        assert!((at("log_budget") - (100.0 / 38.0 + 3.0f64).ln()).abs() < 1e-12);
         assert!((at("clock_lead") - (101f64.ln() - 51f64.ln())).abs() < 1e-12);
         assert_eq!(
             (at("capture"), at("recapture"), at("check")),
@@ -580,5 +648,97 @@ mod tests {
         let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / logs.len() as f64).sqrt();
         assert!((median - 10.5f64.ln()).abs() < 0.03, "{median}");
         assert!((sd - 0.8).abs() < 0.02, "{sd}");
+    }
+
+    /// The shipped model's think for every legal move of a few positions, at a fixed draw of
+    /// people's spread, with `cases` the nearest cases' time as the engine would scale it to
+    /// the clock read (`None`: a case base without clocks).
+    fn shipped_times(clock: ClockSituation, cases: Option<f64>) -> Vec<f64> {
+        use rand::SeedableRng;
+        let model = crate::think::config::EngineConfig::default().pace;
+        let mut times = Vec::new();
+        for (fen, last) in [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                None,
+            ),
+            (
+                "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R2QK2R w KQ - 2 14",
+                None,
+            ),
+            ("8/5pk1/6p1/3R4/5P2/6PK/r7/8 b - - 3 47", Some("d1d5")),
+        ] {
+            let pos = position(fen);
+            let last = last.map(|u| {
+                let before = position("8/5pk1/6p1/8/5P2/6PK/r7/3R4 w - - 2 47");
+                mv(&before, u)
+            });
+            let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+            let plan = HumanPlan::new(&model, &pos, last.as_ref(), clock, &mut rng).expect("plan");
+            let cases = cases.map(|share: f64| share + (plan.left() + 1.0).ln());
+            for m in pos.legal_moves() {
+                times.push(plan.seconds(&pos, last.as_ref(), &m, cases));
+            }
+        }
+        times
+    }
+
+    #[test]
+    fn more_time_left_never_gives_a_shorter_median_think() {
+        // Every control from 15 s to 90 min (beyond the fitted scales too), with and without
+        // the opponent's clock, the last moves' times and the cases' times: the same position
+        // and move never get a shorter think with more time left (base held), nor when every
+        // time of the clock is multiplied up.
+        for (base, increment) in [
+            (15.0, 0.0),
+            (60.0, 0.0),
+            (180.0, 2.0),
+            (600.0, 0.0),
+            (900.0, 15.0),
+            (5400.0, 30.0),
+        ] {
+            for their_left in [None, Some(base / 2.0), Some(base)] {
+                for history in [None, Some(2.0)] {
+                    for cases in [None, Some(-3.0)] {
+                        let clock = |left: f64| ClockSituation {
+                            left,
+                            their_left,
+                            base,
+                            increment,
+                            own_last: history,
+                            their_last: history,
+                        };
+                        let mut before: Option<Vec<f64>> = None;
+                        for step in 0..=40 {
+                            let left = base * 1.5 * f64::from(step) / 40.0;
+                            let now = shipped_times(clock(left), cases);
+                            if let Some(b) = &before {
+                                for (a, n) in b.iter().zip(&now) {
+                                    assert!(
+                                        n >= &(a - 1e-9),
+                                        "{base}+{increment} left {left}: {a} -> {n}"
+                                    );
+                                }
+                            }
+                            before = Some(now);
+                        }
+                        let mut before: Option<Vec<f64>> = None;
+                        for step in 0..=30 {
+                            let r = 0.05 * 1.2f64.powi(step);
+                            let now = shipped_times(clock(base * 0.6).scaled(r), cases);
+                            if let Some(b) = &before {
+                                for (a, n) in b.iter().zip(&now) {
+                                    assert!(
+                                        n >= &(a - 1e-9),
+                                        "{base}+{increment} scaled {r}: {a} -> {n}"
+                                    );
+                                }
+                            }
+                            before = Some(now);
+                        }
+                    }
+                }
+            }
+        }
     }
 }

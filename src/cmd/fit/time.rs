@@ -6,15 +6,26 @@ use precedent_lab::fit::time::{TimeFitArgs, run as fit_time};
 /// Runs `precedent fit time`: prints the measurements and the fitted `[pace]` table, and writes
 /// the chart when asked.
 pub fn run(args: TimeFitArgs) -> Result<()> {
-    if let Some(path) = &args.chart {
-        crate::cmd::ensure_writable("--chart", path)?;
+    for (flag, path) in [
+        ("--chart", &args.chart),
+        ("--clock-chart", &args.clock_chart),
+    ] {
+        if let Some(path) = path {
+            crate::cmd::ensure_writable(flag, path)?;
+        }
     }
-    let (report, chart) = fit_time(&args, |fit, test| {
+    let (report, charts) = fit_time(&args, |fit, test| {
         eprintln!("{fit} timed moves to fit, {test} held out");
     })?;
     print!("{report}");
-    if let (Some(path), Some(svg)) = (&args.chart, chart) {
-        std::fs::write(path, svg).with_context(|| format!("{}: cannot write", path.display()))?;
+    for (path, svg) in [
+        (&args.chart, charts.control),
+        (&args.clock_chart, charts.by_clock),
+    ] {
+        if let (Some(path), Some(svg)) = (path, svg) {
+            std::fs::write(path, svg)
+                .with_context(|| format!("{}: cannot write", path.display()))?;
+        }
     }
     Ok(())
 }

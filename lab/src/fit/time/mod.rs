@@ -6,9 +6,11 @@
 //! set, so a case base built with `--holdout 50` from the same file holds only fitting games
 //! and can give the test moves their nearest cases' times.
 
+mod clocks;
 mod run;
 
-pub use run::{TimeFitArgs, TimeFitError, run};
+pub use clocks::{BANDS, BandCheck, ClockCheck};
+pub use run::{Charts, TimeFitArgs, TimeFitError, run};
 
 use std::collections::BTreeMap;
 
@@ -35,6 +37,8 @@ struct Row {
     seconds: f64,
     /// The mover's clock before the move, seconds.
     left: f64,
+    /// The game's starting clock, seconds.
+    base: f64,
     increment: f64,
     fullmove: u32,
     legal: usize,
@@ -128,6 +132,7 @@ fn rows(timed: &[Timed], cb: Option<&CaseBase>) -> Vec<Row> {
                 x,
                 seconds: t.seconds,
                 left: t.clock.left,
+                base: t.clock.base,
                 increment: t.clock.increment,
                 fullmove: shakmaty::Position::fullmoves(&t.pos).get(),
                 legal: shakmaty::Position::legal_moves(&t.pos).len(),
@@ -141,19 +146,26 @@ fn rows(timed: &[Timed], cb: Option<&CaseBase>) -> Vec<Row> {
 
 /// Ridge least squares: the weights minimising |Xw − y|² + λ|w|² (the bias unpenalised).
 fn least_squares(xs: &[Vec<f64>], ys: &[f64], lambda: f64) -> Vec<f64> {
+    weighted_least_squares(xs, ys, &vec![1.0; ys.len()], lambda)
+}
+
+/// Weighted ridge least squares: the weights minimising Σ cᵢ(xᵢ·w − yᵢ)² + λ Σcᵢ |w|² (the bias
+/// unpenalised), `c` one weight a row.
+fn weighted_least_squares(xs: &[Vec<f64>], ys: &[f64], c: &[f64], lambda: f64) -> Vec<f64> {
     let n = xs.first().map_or(0, Vec::len);
     let mut xtx = DMatrix::<f64>::zeros(n, n);
     let mut xty = DVector::<f64>::zeros(n);
-    for (x, y) in xs.iter().zip(ys) {
+    for ((x, y), c) in xs.iter().zip(ys).zip(c) {
         for i in 0..n {
-            xty[i] += x[i] * y;
+            xty[i] += c * x[i] * y;
             for j in 0..n {
-                xtx[(i, j)] += x[i] * x[j];
+                xtx[(i, j)] += c * x[i] * x[j];
             }
         }
     }
+    let total: f64 = c.iter().sum();
     for i in 1..n {
-        xtx[(i, i)] += lambda * xs.len() as f64;
+        xtx[(i, i)] += lambda * total;
     }
     // A feature that never varies (a column of zeros) gets weight 0 from the ridge term.
     xtx[(0, 0)] += 1e-9;
@@ -166,9 +178,25 @@ fn least_squares(xs: &[Vec<f64>], ys: &[f64], lambda: f64) -> Vec<f64> {
 /// Quantiles of the residuals kept with a model, the shape of people's spread.
 const RESIDUAL_QUANTILES: usize = 40;
 
+/// Each row's weight in the fit: 1 / (moves of its time control)^`balance`, scaled to a mean
+/// of 1 (`balance` 0: every move alike; 1: every time control alike).
+fn control_weights(rows: &[Row], balance: f64) -> Vec<f64> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in rows {
+        *counts.entry(r.control.as_str()).or_default() += 1;
+    }
+    let raw: Vec<f64> = rows
+        .iter()
+        .map(|r| (counts[r.control.as_str()] as f64).powf(-balance))
+        .collect();
+    let mean = raw.iter().sum::<f64>() / raw.len().max(1) as f64;
+    raw.iter().map(|w| w / mean).collect()
+}
+
 /// The pacing model fitted on `rows`; `with_cases`: the `cases` feature is used (else its
-/// weight is 0).
-fn fit_model(rows: &[Row], with_cases: bool) -> PaceModel {
+/// weight is 0); `balance`: how far the time controls are weighted alike
+/// ([`control_weights`]).
+fn fit_model(rows: &[Row], with_cases: bool, balance: f64) -> PaceModel {
     let used: Vec<usize> = (0..PACE_FEATURES.len())
         .filter(|&i| with_cases || i != CASES_FEATURE)
         .collect();
@@ -177,31 +205,65 @@ fn fit_model(rows: &[Row], with_cases: bool) -> PaceModel {
         .map(|r| used.iter().map(|&i| r.x[i]).collect())
         .collect();
     let ys: Vec<f64> = rows.iter().map(|r| (r.seconds + LOG_FLOOR).ln()).collect();
-    let w = least_squares(&xs, &ys, 1e-4);
+    let c = control_weights(rows, balance);
+    let w = weighted_least_squares(&xs, &ys, &c, 1e-4);
     let mut full = vec![0.0; PACE_FEATURES.len()];
     for (k, &i) in used.iter().enumerate() {
         full[i] = w[k];
     }
     let model = PaceModel::from_vector(&full, 0.0);
-    let residuals: Vec<f64> = rows
+    let mut residuals: Vec<(f64, f64)> = rows
         .iter()
         .zip(&ys)
-        .map(|(r, y)| y - model.log_seconds(&r.x))
+        .zip(&c)
+        .map(|((r, y), c)| (y - model.log_seconds(&r.x), *c))
         .collect();
-    let sigma = (residuals.iter().map(|e| e * e).sum::<f64>() / residuals.len() as f64).sqrt();
-    let mut sorted = residuals;
-    sorted.sort_by(f64::total_cmp);
-    let quantiles = (0..RESIDUAL_QUANTILES)
-        .map(|i| {
-            let p = (i as f64 + 0.5) / RESIDUAL_QUANTILES as f64;
-            sorted[((p * sorted.len() as f64) as usize).min(sorted.len() - 1)]
-        })
-        .collect();
+    let total: f64 = c.iter().sum();
+    let sigma = (residuals.iter().map(|(e, c)| c * e * e).sum::<f64>() / total).sqrt();
+    residuals.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // The weighted quantiles: the residual where the running weight passes p of the total.
+    let mut quantiles = Vec::with_capacity(RESIDUAL_QUANTILES);
+    let mut running = 0.0;
+    let mut at = residuals.iter();
+    for i in 0..RESIDUAL_QUANTILES {
+        let p = (i as f64 + 0.5) / RESIDUAL_QUANTILES as f64;
+        let mut last = f64::NAN;
+        for &(e, c) in at.by_ref() {
+            running += c;
+            last = e;
+            if running >= p * total {
+                break;
+            }
+        }
+        quantiles.push(if last.is_nan() {
+            residuals.last().map_or(0.0, |r| r.0)
+        } else {
+            last
+        });
+    }
     PaceModel {
         sigma,
         residuals: quantiles,
+        scales: fitted_scales(rows),
         ..model
     }
+}
+
+/// Fewest fitting moves of a time control for its scale to count as fitted.
+const SCALE_MOVES: usize = 100;
+
+/// The smallest and largest scale ([`ClockSituation::scale`]) of the time controls with at
+/// least [`SCALE_MOVES`] fitting moves.
+fn fitted_scales(rows: &[Row]) -> Option<[f64; 2]> {
+    let mut counts: BTreeMap<&str, (usize, f64)> = BTreeMap::new();
+    for r in rows {
+        let scale = (r.base + 40.0 * r.increment).max(1.0);
+        counts.entry(r.control.as_str()).or_insert((0, scale)).0 += 1;
+    }
+    let scales = counts.values().filter(|c| c.0 >= SCALE_MOVES).map(|c| c.1);
+    let lo = scales.clone().fold(f64::INFINITY, f64::min);
+    let hi = scales.fold(0.0, f64::max);
+    (lo <= hi).then_some([lo, hi])
 }
 
 /// The maia-style baseline: seconds = a + b·left + c·legal moves + d·move number.
@@ -277,6 +339,8 @@ pub struct PaceReport {
     pub model_with_cases: Option<PaceModel>,
     /// The engine's times in `--match-pgn`, when given.
     pub in_match: Option<MatchTimes>,
+    /// The check by clock: each time control of the held-out games, people against the model.
+    pub by_clock: Vec<ClockCheck>,
 }
 
 /// A player's move times in a match.
@@ -367,21 +431,7 @@ fn as_recorded(seconds: f64, i: usize) -> f64 {
 /// Measures `predicted` (one a row of `rows`) against the rows' seconds; `is_people`: the
 /// prediction is people's own recorded times.
 fn measure(name: &str, rows: &[Row], predicted: &[f64], is_people: bool) -> Measure {
-    let mut groups: BTreeMap<u64, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-    for (r, p) in rows.iter().zip(predicted) {
-        let g = groups.entry(r.group).or_default();
-        g.0.push(*p);
-        g.1.push(r.seconds);
-    }
-    let rhos: Vec<f64> = groups
-        .values()
-        .filter(|(p, _)| p.len() >= 10)
-        .filter_map(|(p, a)| spearman(p, a))
-        .collect();
-    let n = rhos.len().max(1) as f64;
-    let mean = rhos.iter().sum::<f64>() / n;
-    let sd = (rhos.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
-    let half = 1.96 * sd / n.sqrt();
+    let (mean, rank_interval, games) = rank_correlation(rows, predicted);
     // People's times are whole seconds as a clock records them; a predicted time is read the
     // same way (with a phase of the clock drawn for each move) before it is counted.
     let recorded: Vec<f64> = predicted
@@ -421,14 +471,36 @@ fn measure(name: &str, rows: &[Row], predicted: &[f64], is_people: bool) -> Meas
     Measure {
         name: name.to_string(),
         rank_correlation: mean,
-        rank_interval: (mean - half, mean + half),
-        games: rhos.len(),
+        rank_interval,
+        games,
         median_ratio: median(ratios),
         fast: share(&|_, p| p < 2.0),
         long: share(&|r, p| p > 0.2 * r.left),
         trouble_median: median(trouble),
         log_error,
     }
+}
+
+/// The mean within-game (player-game) Spearman correlation of `predicted` with the rows'
+/// seconds, its 95 % interval (normal, over player-games) and the player-games counted: those of
+/// at least 10 timed moves.
+fn rank_correlation(rows: &[Row], predicted: &[f64]) -> (f64, (f64, f64), usize) {
+    let mut groups: BTreeMap<u64, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for (r, p) in rows.iter().zip(predicted) {
+        let g = groups.entry(r.group).or_default();
+        g.0.push(*p);
+        g.1.push(r.seconds);
+    }
+    let rhos: Vec<f64> = groups
+        .values()
+        .filter(|(p, _)| p.len() >= 10)
+        .filter_map(|(p, a)| spearman(p, a))
+        .collect();
+    let n = rhos.len().max(1) as f64;
+    let mean = rhos.iter().sum::<f64>() / n;
+    let sd = (rhos.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+    let half = 1.96 * sd / n.sqrt();
+    (mean, (mean - half, mean + half), rhos.len())
 }
 
 /// Every predictor's times on `rows`, by name.

@@ -8,8 +8,8 @@ use precedent::pgn::InputError;
 use precedent::think::{PACE_FEATURES, PaceModel};
 
 use super::{
-    MatchTimes, PaceReport, Row, chart, fit_model, linear_baseline, match_times, measure, median,
-    predictions, read_games, rows,
+    MatchTimes, PaceReport, Row, chart, clocks, fit_model, linear_baseline, match_times, measure,
+    median, predictions, read_games, rows,
 };
 
 /// Arguments of `precedent fit time`.
@@ -34,6 +34,10 @@ pub struct TimeFitArgs {
     /// Write the chart (seconds by move number, people against the model) to this SVG file.
     #[arg(long, value_name = "FILE")]
     pub chart: Option<std::path::PathBuf>,
+    /// Write the check by clock's chart (median seconds by move number, people against the
+    /// model, one line a time control) to this SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub clock_chart: Option<std::path::PathBuf>,
     /// A match's PGN (fastchess or cutechess-cli, a move's seconds in its comment, e.g.
     /// `{+0.35/17 1.496s}`): the chart also shows the seconds `--match-player` took in it.
     #[arg(long, value_name = "FILE", requires = "match_player")]
@@ -41,6 +45,11 @@ pub struct TimeFitArgs {
     /// The engine's name in `--match-pgn`'s White and Black tags.
     #[arg(long, value_name = "NAME")]
     pub match_player: Option<String>,
+    /// How far the fit weighs the time controls alike: each move weighs 1 / (moves of its
+    /// control)^BALANCE (0: every move alike, so the commonest controls rule; 1: every
+    /// control alike).
+    #[arg(long, default_value_t = 0.0)]
+    pub balance: f64,
     /// Seed of the times drawn from the model's spread.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -61,7 +70,7 @@ pub enum TimeFitError {
 pub fn run(
     args: &TimeFitArgs,
     read: impl FnOnce(usize, usize),
-) -> Result<(PaceReport, Option<String>), TimeFitError> {
+) -> Result<(PaceReport, Charts), TimeFitError> {
     let cb = timed_casebase(args.casebase.as_deref())?;
     let played = played_in_match(args)?;
     let (fit, test) = read_games(args)?;
@@ -74,8 +83,8 @@ pub fn run(
         )));
     }
     let (fit, test) = (rows(&fit, cb.as_ref()), rows(&test, cb.as_ref()));
-    let model = fit_model(&fit, false);
-    let with_cases = cb.is_some().then(|| fit_model(&fit, true));
+    let model = fit_model(&fit, false, args.balance);
+    let with_cases = cb.is_some().then(|| fit_model(&fit, true, args.balance));
     let baseline = linear_baseline(&fit);
     let chart_rows: Vec<Row> = test
         .iter()
@@ -103,15 +112,21 @@ pub fn run(
             .collect();
         measures.insert(label.to_string(), list);
     }
-    let chart = match &args.chart {
-        Some(_) => Some(chart(
-            &chart_rows,
-            &model,
-            &args.chart_control,
-            played.as_deref(),
-            args.seed,
-        )?),
-        None => None,
+    let charts = Charts {
+        control: match &args.chart {
+            Some(_) => Some(chart(
+                &chart_rows,
+                &model,
+                &args.chart_control,
+                played.as_deref(),
+                args.seed,
+            )?),
+            None => None,
+        },
+        by_clock: match &args.clock_chart {
+            Some(_) => Some(clocks::chart(&test, &model, args.seed)?),
+            None => None,
+        },
     };
     let human =
         |f: &dyn Fn(&Row) -> bool| test.iter().filter(|r| f(r)).count() as f64 / test.len() as f64;
@@ -120,6 +135,7 @@ pub fn run(
         .filter(|r| r.left < 10.0)
         .map(|r| r.seconds)
         .collect();
+    let by_clock = clocks::check(&test, &model, args.seed);
     let report = PaceReport {
         fit_moves: fit.len(),
         test_moves: test.len(),
@@ -132,8 +148,18 @@ pub fn run(
         model,
         model_with_cases: with_cases,
         in_match: played.as_ref().map(|p| MatchTimes::of(p)),
+        by_clock,
     };
-    Ok((report, chart))
+    Ok((report, charts))
+}
+
+/// The SVG charts a run was asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Charts {
+    /// `--chart`: seconds by move number in `--chart-control`.
+    pub control: Option<String>,
+    /// `--clock-chart`: median seconds by move number, one line a time control.
+    pub by_clock: Option<String>,
 }
 
 /// The case base of `--casebase`, which must have clocks.
@@ -222,6 +248,7 @@ impl std::fmt::Display for PaceReport {
                 m.longest
             )?;
         }
+        clocks::write(f, &self.by_clock)?;
         if self.cased > 0 {
             writeln!(f, "held-out moves with timed nearest cases: {}", self.cased)?;
         }
@@ -236,8 +263,11 @@ impl std::fmt::Display for PaceReport {
 /// The model as the TOML table `table` (`pace`, or `pace.with_cases`).
 fn toml_of(m: &PaceModel, table: &str) -> String {
     let residuals: Vec<String> = m.residuals.iter().map(|r| format!("{r:.4}")).collect();
+    let scales = m.scales.map_or(String::new(), |[lo, hi]| {
+        format!("scales = [{lo:.1}, {hi:.1}]\n")
+    });
     let mut s = format!(
-        "[{table}]\nsigma = {:.6}\nresiduals = [{}]\n[{table}.weights]\n",
+        "[{table}]\nsigma = {:.6}\n{scales}residuals = [{}]\n[{table}.weights]\n",
         m.sigma,
         residuals.join(", ")
     );
