@@ -146,3 +146,56 @@ fn a_case_base_with_clocks_paces_by_its_nearest_cases() {
     assert!(line.contains("nearest cases' clocks"), "{line}");
     assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
 }
+
+#[test]
+fn the_engine_probe_sets_the_engines_human_times_beside_peoples() {
+    let Some(pgn) = shared_data("lichess-two-accounts-bullet-blitz.pgn.zst") else {
+        eprintln!("skipped: ../shared/data has no clocked games");
+        return;
+    };
+    let pgn = pgn.to_str().expect("path");
+    let probe = |options: &[&str]| {
+        let mut args = vec![
+            "fit",
+            "time",
+            "--pgn",
+            pgn,
+            "--max-games",
+            "400",
+            "--probe-engine",
+            common::bin(),
+            "--probe-controls",
+            "60+0",
+            "--probe-positions",
+            "4",
+        ];
+        for o in options {
+            args.extend(["--probe-option", o]);
+        }
+        run(&args)
+    };
+    let out = probe(&["HumanTime=true", "UCI_LimitStrength=true", "UCI_Elo=1800"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let table = &text[text.find("engine probe").expect("the probe's table")..];
+    let row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("60+0"))
+        .expect("a 60+0 row");
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[1], "4", "{row}");
+    let engine_median: f64 = cells[5].parse().expect("the engine's median");
+    assert!(engine_median > 0.0 && engine_median < 60.0, "{row}");
+    // Without HumanTime the engine reports no human time: said, not a table of nothing.
+    let off = probe(&[]);
+    assert!(!off.status.success());
+    assert!(stderr(&off).contains("HumanTime=true"), "{}", stderr(&off));
+    // An option without a value is named.
+    let bad = probe(&["HumanTime"]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("--probe-option \"HumanTime\""),
+        "{}",
+        stderr(&bad)
+    );
+}

@@ -258,23 +258,69 @@ impl EngineProcess {
         go_args: &str,
         timeout: Duration,
     ) -> Result<GoResult, ClientError> {
+        self.go_until(position, go_args, timeout, |_| false)
+    }
+
+    /// [`EngineProcess::go`], sending `stop` once `stop_when` says so of a line the engine
+    /// writes before its `bestmove` (e.g. once it has reported what the caller wanted).
+    pub fn go_until(
+        &mut self,
+        position: &str,
+        go_args: &str,
+        timeout: Duration,
+        mut stop_when: impl FnMut(&str) -> bool,
+    ) -> Result<GoResult, ClientError> {
         self.send(&format!("position {position}"))?;
         let started = Instant::now();
         self.send(&format!("go {go_args}"))?;
-        let mut score = None;
-        let mut best = String::new();
-        self.wait_for("bestmove", timeout, |line| {
+        let deadline = started + timeout;
+        let (mut score, mut stopped) = (None, false);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(ClientError::Timeout {
+                        engine: self.name.clone(),
+                        expected: "bestmove".to_string(),
+                        waited_ms: timeout.as_millis() as u64,
+                    });
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(ClientError::Exited {
+                        engine: self.name.clone(),
+                        doing: "waiting for bestmove".to_string(),
+                    });
+                }
+            };
             if let Some(rest) = line.strip_prefix("bestmove") {
-                best = rest.split_whitespace().next().unwrap_or("0000").to_string();
-            } else if line.starts_with("info") {
-                score = parse_score(line).or(score);
+                return Ok(GoResult {
+                    bestmove: rest.split_whitespace().next().unwrap_or("0000").to_string(),
+                    score,
+                    elapsed: started.elapsed(),
+                });
             }
-        })?;
-        Ok(GoResult {
-            bestmove: best,
-            score,
-            elapsed: started.elapsed(),
-        })
+            if line.starts_with("info") {
+                score = parse_score(&line).or(score);
+            }
+            if !stopped && stop_when(&line) {
+                self.send("stop")?;
+                stopped = true;
+            }
+        }
+    }
+
+    /// `position …`, `go ARGS` and at once `stop`; waits up to `timeout` for `bestmove`.
+    pub fn go_and_stop(
+        &mut self,
+        position: &str,
+        go_args: &str,
+        timeout: Duration,
+    ) -> Result<(), ClientError> {
+        self.send(&format!("position {position}"))?;
+        self.send(&format!("go {go_args}"))?;
+        self.send("stop")?;
+        self.wait_for("bestmove", timeout, |_| {})
     }
 
     /// Asks the engine to quit and makes sure it is gone.

@@ -14,9 +14,16 @@ pub fn run(args: TimeFitArgs) -> Result<()> {
             crate::cmd::ensure_writable(flag, path)?;
         }
     }
-    let (report, charts) = fit_time(&args, |fit, test| {
-        eprintln!("{fit} timed moves to fit, {test} held out");
-    })?;
+    let (report, charts) = fit_time(
+        &args,
+        |fit, test| eprintln!("{fit} timed moves to fit, {test} held out"),
+        |c| {
+            eprintln!(
+                "probed {} positions at {}: engine median {:.1} s, people's {:.1} s",
+                c.positions, c.control, c.engine.0, c.people.0
+            )
+        },
+    )?;
     print!("{report}");
     for (path, svg) in [
         (&args.chart, charts.control),

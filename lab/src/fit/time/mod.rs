@@ -7,9 +7,11 @@
 //! and can give the test moves their nearest cases' times.
 
 mod clocks;
+mod probe;
 mod run;
 
 pub use clocks::{BANDS, BandCheck, ClockCheck};
+pub use probe::ProbeCheck;
 pub use run::{Charts, TimeFitArgs, TimeFitError, run};
 
 use std::collections::BTreeMap;
@@ -61,7 +63,11 @@ struct Timed {
     control: String,
 }
 
-fn read_games(args: &TimeFitArgs) -> Result<(Vec<Timed>, Vec<Timed>), TimeFitError> {
+/// The fitting and the held-out games' timed moves; `probe` is offered each held-out game.
+fn read_games(
+    args: &TimeFitArgs,
+    mut probe: Option<&mut probe::Sampler>,
+) -> Result<(Vec<Timed>, Vec<Timed>), TimeFitError> {
     let (mut fit, mut test) = (Vec::new(), Vec::new());
     let mut games = 0u64;
     for_each_game::<TimeFitError>(&args.pgn, &Selection::default(), |outcome, visitor, _| {
@@ -76,11 +82,12 @@ fn read_games(args: &TimeFitArgs) -> Result<(Vec<Timed>, Vec<Timed>), TimeFitErr
             return Ok(true);
         }
         games += 1;
-        let sink = if is_held_out(game.key, 50) {
-            &mut test
-        } else {
-            &mut fit
-        };
+        let control = format!("{}+{}", tc.base, tc.increment);
+        let held_out = is_held_out(game.key, 50);
+        if let (true, Some(p)) = (held_out, probe.as_deref_mut()) {
+            p.offer(game, &control);
+        }
+        let sink = if held_out { &mut test } else { &mut fit };
         let seconds = |ply: u32| {
             (ply >= 2)
                 .then(|| game.move_clock(ply))
@@ -107,7 +114,7 @@ fn read_games(args: &TimeFitArgs) -> Result<(Vec<Timed>, Vec<Timed>), TimeFitErr
                 },
                 seconds: f64::from(clock.spent) / 10.0,
                 group: game.number * 2 + u64::from(ply % 2),
-                control: format!("{}+{}", tc.base, tc.increment),
+                control: control.clone(),
             });
         }
         Ok(args.max_games.is_none_or(|m| games < m))
@@ -341,6 +348,8 @@ pub struct PaceReport {
     pub in_match: Option<MatchTimes>,
     /// The check by clock: each time control of the held-out games, people against the model.
     pub by_clock: Vec<ClockCheck>,
+    /// The engine probe (`--probe-engine`): the engine's times beside people's, a control.
+    pub probe: Vec<ProbeCheck>,
 }
 
 /// A player's move times in a match.

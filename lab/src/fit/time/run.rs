@@ -8,8 +8,8 @@ use precedent::pgn::InputError;
 use precedent::think::{PACE_FEATURES, PaceModel};
 
 use super::{
-    MatchTimes, PaceReport, Row, chart, clocks, fit_model, linear_baseline, match_times, measure,
-    median, predictions, read_games, rows,
+    MatchTimes, PaceReport, ProbeCheck, Row, chart, clocks, fit_model, linear_baseline,
+    match_times, measure, median, predictions, probe, read_games, rows,
 };
 
 /// Arguments of `precedent fit time`.
@@ -53,6 +53,45 @@ pub struct TimeFitArgs {
     /// Seed of the times drawn from the model's spread.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// A UCI engine to probe (its command line, e.g. `target/release/precedent`): on held-out
+    /// positions of moves 11–26 of `--probe-controls`, given the game and the clocks its
+    /// players had, its `info string human time` is set beside the time they took.
+    #[arg(long, value_name = "CMD")]
+    pub probe_engine: Option<String>,
+    /// An option of the probed engine, NAME=VALUE (repeat it), e.g. `HumanTime=true`.
+    #[arg(
+        long = "probe-option",
+        value_name = "NAME=VALUE",
+        requires = "probe_engine"
+    )]
+    pub probe_options: Vec<String>,
+    /// The time controls probed, `base+increment`, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "60+0,180+0,300+0,300+3,600+0,900+15"
+    )]
+    pub probe_controls: Vec<String>,
+    /// Positions probed a control.
+    #[arg(long, default_value_t = 100)]
+    pub probe_positions: usize,
+}
+
+impl TimeFitArgs {
+    /// `--probe-option`s as (name, value); an error names the one without `=`.
+    fn probe_options(&self) -> Result<Vec<(String, String)>, TimeFitError> {
+        self.probe_options
+            .iter()
+            .map(|o| match o.split_once('=') {
+                Some((n, v)) if !n.trim().is_empty() => {
+                    Ok((n.trim().to_string(), v.trim().to_string()))
+                }
+                _ => Err(TimeFitError::Other(format!(
+                    "--probe-option {o:?}: expected NAME=VALUE"
+                ))),
+            })
+            .collect()
+    }
 }
 
 /// Why `fit time` could not fit.
@@ -70,10 +109,16 @@ pub enum TimeFitError {
 pub fn run(
     args: &TimeFitArgs,
     read: impl FnOnce(usize, usize),
+    probed: impl FnMut(&ProbeCheck),
 ) -> Result<(PaceReport, Charts), TimeFitError> {
     let cb = timed_casebase(args.casebase.as_deref())?;
     let played = played_in_match(args)?;
-    let (fit, test) = read_games(args)?;
+    let probe_options = args.probe_options()?;
+    let mut sampler = args
+        .probe_engine
+        .as_ref()
+        .map(|_| probe::Sampler::new(&args.probe_controls, args.probe_positions, args.seed));
+    let (fit, test) = read_games(args, sampler.as_mut())?;
     read(fit.len(), test.len());
     if fit.is_empty() || test.is_empty() {
         return Err(TimeFitError::Other(format!(
@@ -136,6 +181,18 @@ pub fn run(
         .map(|r| r.seconds)
         .collect();
     let by_clock = clocks::check(&test, &model, args.seed);
+    let probe = match (sampler, &args.probe_engine) {
+        (Some(sampler), Some(command)) => {
+            let setup = probe::ProbeSetup {
+                command,
+                options: &probe_options,
+                positions: args.probe_positions,
+                seed: args.seed,
+            };
+            probe::probe(sampler, &setup, &test, probed)?
+        }
+        _ => Vec::new(),
+    };
     let report = PaceReport {
         fit_moves: fit.len(),
         test_moves: test.len(),
@@ -149,6 +206,7 @@ pub fn run(
         model_with_cases: with_cases,
         in_match: played.as_ref().map(|p| MatchTimes::of(p)),
         by_clock,
+        probe,
     };
     Ok((report, charts))
 }
@@ -249,6 +307,7 @@ impl std::fmt::Display for PaceReport {
             )?;
         }
         clocks::write(f, &self.by_clock)?;
+        probe::write(f, &self.probe)?;
         if self.cased > 0 {
             writeln!(f, "held-out moves with timed nearest cases: {}", self.cased)?;
         }
