@@ -23,7 +23,8 @@ mod tests {
         // Half the times below 3 s and a quarter at 3: the median sits at the bottom of 3's
         // second.
         assert_eq!(whole_second_median(&[1.0, 2.0, 3.0, 5.0]), 2.5);
-        assert!((whole_second_median(&[0.0, 6.0, 6.0, 6.0, 9.0]) - 5.8333).abs() < 1e-3);
+        // One of five below 6 s, three at 6: 5.5 + (2.5 − 1) / 3 = 6.0.
+        assert!((whole_second_median(&[0.0, 6.0, 6.0, 6.0, 9.0]) - 6.0).abs() < 1e-12);
         assert!(whole_second_median(&[]).is_nan());
     }
 }
