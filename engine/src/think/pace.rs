@@ -683,6 +683,24 @@ mod tests {
         times
     }
 
+    /// Asserts that along `clocks` (each named) no move's think gets shorter.
+    fn never_shorter(
+        clocks: impl Iterator<Item = (String, ClockSituation)>,
+        cases: Option<f64>,
+        control: &str,
+    ) {
+        let mut before: Option<Vec<f64>> = None;
+        for (name, clock) in clocks {
+            let now = shipped_times(clock, cases);
+            if let Some(b) = &before {
+                for (a, n) in b.iter().zip(&now) {
+                    assert!(*n >= a - 1e-9, "{control} {name}: {a} -> {n}");
+                }
+            }
+            before = Some(now);
+        }
+    }
+
     #[test]
     fn more_time_left_never_gives_a_shorter_median_think() {
         // Every control from 15 s to 90 min (beyond the fitted scales too), with and without
@@ -708,34 +726,16 @@ mod tests {
                             own_last: history,
                             their_last: history,
                         };
-                        let mut before: Option<Vec<f64>> = None;
-                        for step in 0..=40 {
+                        let by_left = (0..=40).map(|step| {
                             let left = base * 1.5 * f64::from(step) / 40.0;
-                            let now = shipped_times(clock(left), cases);
-                            if let Some(b) = &before {
-                                for (a, n) in b.iter().zip(&now) {
-                                    assert!(
-                                        n >= &(a - 1e-9),
-                                        "{base}+{increment} left {left}: {a} -> {n}"
-                                    );
-                                }
-                            }
-                            before = Some(now);
-                        }
-                        let mut before: Option<Vec<f64>> = None;
-                        for step in 0..=30 {
+                            (format!("left {left}"), clock(left))
+                        });
+                        never_shorter(by_left, cases, &format!("{base}+{increment}"));
+                        let by_scale = (0..=30).map(|step| {
                             let r = 0.05 * 1.2f64.powi(step);
-                            let now = shipped_times(clock(base * 0.6).scaled(r), cases);
-                            if let Some(b) = &before {
-                                for (a, n) in b.iter().zip(&now) {
-                                    assert!(
-                                        n >= &(a - 1e-9),
-                                        "{base}+{increment} scaled {r}: {a} -> {n}"
-                                    );
-                                }
-                            }
-                            before = Some(now);
-                        }
+                            (format!("scaled {r}"), clock(base * 0.6).scaled(r))
+                        });
+                        never_shorter(by_scale, cases, &format!("{base}+{increment}"));
                     }
                 }
             }

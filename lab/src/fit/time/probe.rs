@@ -19,6 +19,7 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 use super::clocks::whole_second_median;
 use super::{Row, TimeFitError, as_recorded};
 use crate::client::EngineProcess;
+use crate::stats::mean;
 
 /// The move numbers probed (those the probe of a middlegame stands for).
 pub const MOVES: (u32, u32) = (11, 26);
@@ -298,7 +299,6 @@ fn summarise(
 ) -> ProbeCheck {
     let people: Vec<f64> = pairs.iter().map(|p| p.0).collect();
     let engine: Vec<f64> = pairs.iter().map(|p| p.1).collect();
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let ratio = |p: &[f64], e: &[f64]| whole_second_median(e) / whole_second_median(p);
     let mut ratios: Vec<f64> = (0..1000)
         .map(|_| {
