@@ -39,7 +39,7 @@ fn case_counts_under_each_filter_match_the_hand_count() {
         (&[], 27),
         (&["--player", "alice"], 8),
         (&["--player", "BOB"], 9),
-        (&["--player", "Alice", "--player", "bob"], 17),
+        (&["--player", "Alice", "--player", "carol"], 13),
         (&["--side", "white"], 14),
         (&["--side", "black"], 13),
         (&["--min-elo", "1600"], 14),
@@ -56,6 +56,47 @@ fn case_counts_under_each_filter_match_the_hand_count() {
     for (filters, cases) in table {
         assert_eq!(build(filters)["cases"], *cases, "filters {filters:?}");
     }
+}
+
+#[test]
+fn two_people_who_played_each_other_are_refused_as_one_player() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("two.cb");
+    let input = fixture("small.pgn");
+    let o = out.to_str().expect("utf-8");
+    let i = input.to_str().expect("utf-8");
+    let result = run(&["build", i, "--player", "Alice", "--player", "Bob", "-o", o]);
+    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    let err = stderr(&result);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("both sides of game 1"), "{err}");
+    assert!(err.contains("\"Alice\" against \"Bob\""), "{err}");
+    assert!(!out.exists(), "nothing is written under the output name");
+}
+
+#[test]
+fn a_player_no_game_names_exits_1_with_the_nearest_names_and_their_games() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("nobody.cb");
+    let input = fixture("small.pgn");
+    let o = out.to_str().expect("utf-8");
+    let i = input.to_str().expect("utf-8");
+    let result = run(&["build", i, "--player", "Alic", "-o", o]);
+    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    let err = stderr(&result);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("no game of"), "{err}");
+    assert!(err.contains("did you mean \"Alice\" (5 games)"), "{err}");
+    assert!(!out.exists(), "nothing is written under the output name");
+    // Matched, but every game left out: said so, not suggested.
+    let result = run(&["build", i, "--player", "Dave", "--min-elo", "1000", "-o", o]);
+    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    let err = stderr(&result);
+    assert!(
+        err.contains("none of their 1 game was kept (1 missing rating)"),
+        "{err}"
+    );
+    assert!(!out.exists());
 }
 
 #[test]

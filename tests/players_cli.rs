@@ -324,3 +324,154 @@ fn a_player_file_set_over_uci_plays_on_top_of_the_embedded_case_base() {
     assert!(text.contains("info string player: played"), "{text}");
     assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
 }
+
+/// A player file of no case, as a build before the refusal of unknown names wrote one.
+fn empty_player_file(path: &std::path::Path) {
+    use precedent::casebase::{BuildInfo, BuildOptions, BuildStats, CaseBaseWriter, Profile};
+    let writer = CaseBaseWriter::create(path).expect("writer").counts_only();
+    let info = BuildInfo {
+        tool: "test".into(),
+        sources: vec!["masters.pgn".into()],
+        options: BuildOptions {
+            players: vec!["Carlsen".into()],
+            ..BuildOptions::default()
+        },
+        stats: BuildStats::default(),
+        profile: Some(Profile {
+            name: "Carlsen".into(),
+            ..Profile::default()
+        }),
+    };
+    writer.finish(&info).expect("written");
+}
+
+#[test]
+fn an_empty_player_file_is_refused_at_load_and_uci_keeps_the_previous_case_base() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let empty = dir.path().join("carlsen.cb");
+    empty_player_file(&empty);
+    let path = empty.to_str().expect("utf-8");
+    // On the command line: one line, exit 1.
+    let out = run(&["go", "--startpos", "--casebase", path, "--movetime", "50"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("holds no case"), "{}", stderr(&out));
+    // Over UCI: refused, the previous case base kept, and the engine still moves.
+    let mut child = std::process::Command::new(common::bin())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("precedent runs");
+    use std::io::{BufRead, Write};
+    let mut stdin = child.stdin.take().expect("stdin");
+    let script = format!(
+        "uci\nsetoption name CaseBase value {path}\nisready\nposition startpos\ngo movetime 200\n"
+    );
+    stdin.write_all(script.as_bytes()).expect("write");
+    let mut text = String::new();
+    let reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    for line in reader.lines() {
+        let line = line.expect("a line");
+        text.push_str(&line);
+        text.push('\n');
+        if line.starts_with("bestmove ") {
+            break;
+        }
+    }
+    stdin.write_all(b"quit\n").expect("quit");
+    assert!(child.wait().expect("exit").success());
+    let refusal = text
+        .lines()
+        .find(|l| l.contains("holds no case"))
+        .unwrap_or_else(|| panic!("no refusal in {text}"));
+    assert!(refusal.starts_with("info string error: "), "{refusal}");
+    assert!(
+        refusal.contains("keeping the previous case base"),
+        "{refusal}"
+    );
+    assert!(text.contains("readyok"), "{text}");
+    // The embedded case base plays: no player line, and a move.
+    assert!(!text.contains("info string player:"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
+}
+
+/// The `info string` lines and the move of one `go` with `options` set over UCI.
+fn uci_go(options: &[(&str, &str)], go: &str) -> String {
+    let mut child = std::process::Command::new(common::bin())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("precedent runs");
+    use std::io::{BufRead, Write};
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut script = String::from("uci\n");
+    for (name, value) in options {
+        script.push_str(&format!("setoption name {name} value {value}\n"));
+    }
+    script.push_str(&format!(
+        "isready\nucinewgame\nposition startpos moves e2e4 e7e5 g1f3\n{go}\n"
+    ));
+    stdin.write_all(script.as_bytes()).expect("write");
+    let mut text = String::new();
+    let reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    for line in reader.lines() {
+        let line = line.expect("a line");
+        if line.starts_with("info string") || line.starts_with("bestmove") {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        if line.starts_with("bestmove ") {
+            break;
+        }
+    }
+    stdin.write_all(b"quit\n").expect("quit");
+    assert!(child.wait().expect("exit").success());
+    text
+}
+
+#[test]
+fn a_player_file_plays_at_the_level_of_its_players_rating_unless_told_otherwise() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    let eric = build(
+        dir.path(),
+        "eric",
+        sample.to_str().expect("utf-8"),
+        &["--player", "EricRosen", "--fit-depth", "2"],
+    );
+    let info = run_json(&["info", &eric, "--json"]);
+    let speeds = &info["build"]["profile"]["speeds"];
+    assert_eq!(speeds[0]["speed"], "rapid", "{speeds}");
+    let rating = speeds[0]["rating"]["median"].as_u64().expect("a rating");
+    let clock = "go wtime 30000 btime 30000 winc 300 binc 300";
+    // By default: the level nearest their rating, said so.
+    let text = uci_go(&[("CaseBase", &eric)], clock);
+    let line = format!("(the player's rapid rating {rating} (");
+    assert!(text.contains(&line), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
+    // UCI_Elo, when set, is played instead.
+    let text = uci_go(
+        &[
+            ("CaseBase", &eric),
+            ("UCI_LimitStrength", "true"),
+            ("UCI_Elo", "1400"),
+        ],
+        clock,
+    );
+    assert!(text.contains("level 1400 (UCI_Elo 1400)"), "{text}");
+    assert!(!text.contains("the player's rapid rating"), "{text}");
+    // Off: no level; their likeliest move by the model fitted to them.
+    let text = uci_go(&[("CaseBase", &eric), ("PlayerStrength", "false")], clock);
+    assert!(!text.contains("info string level "), "{text}");
+    assert!(text.contains("info string model (imitate)"), "{text}");
+    // A speed they never played: their nearest one's rating, named.
+    let text = uci_go(&[("CaseBase", &eric), ("PlayerClock", "bullet")], clock);
+    assert!(text.contains(&line), "{text}");
+    let text = uci_go(
+        &[("CaseBase", &eric), ("PlayerClock", "hyperbullet")],
+        clock,
+    );
+    assert!(
+        text.contains("info string error: ") && text.contains("player-clock"),
+        "{text}"
+    );
+}

@@ -245,9 +245,18 @@ pub fn casebase_keys(cb: &CaseBase) -> HashSet<u64> {
     cb.game_records().iter().map(|r| r.key).collect()
 }
 
-/// Game keys of every case base the engine knows (a player's and the generic one under it).
+/// Game keys of every case base the engine knows (a player's and the generic one under it),
+/// less the generic one's games whose moves it is read without (a player's own games in it:
+/// their moves are not precedents there, so those games may test the player's file).
 pub fn knowledge_keys(k: Knowledge<'_>) -> HashSet<u64> {
-    k.casebases().into_iter().flat_map(casebase_keys).collect()
+    let mut keys: HashSet<u64> = k.casebases().into_iter().flat_map(casebase_keys).collect();
+    if let Some(without) = k.without() {
+        let player_keys = k.player().map(|p| casebase_keys(p.cases()));
+        keys.retain(|key| {
+            !without.has_game_key(*key) || player_keys.as_ref().is_some_and(|p| p.contains(key))
+        });
+    }
+    keys
 }
 
 /// Whether the game with this key is in the test half of the fits' split (bit 32 of the key; the

@@ -196,6 +196,16 @@ pub fn normal_quantile(p: f64) -> f64 {
     Normal::standard().inverse_cdf(p)
 }
 
+/// The 97.5 % quantile of Student's t with `df` degrees of freedom: the half-width, in
+/// standard errors, of a 95 % interval of a mean of `df + 1` values (1.96, the normal's, for
+/// none).
+pub fn t_quantile_975(df: usize) -> f64 {
+    match StudentsT::new(0.0, 1.0, df as f64) {
+        Ok(t) if df > 0 => t.inverse_cdf(0.975),
+        _ => normal_quantile(0.975),
+    }
+}
+
 /// Arithmetic mean; 0 for an empty slice.
 pub fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
@@ -208,6 +218,13 @@ pub fn mean(v: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn t_quantiles_match_the_tables_and_approach_the_normal() {
+        assert!((t_quantile_975(18) - 2.101).abs() < 1e-3);
+        assert!((t_quantile_975(9) - 2.262).abs() < 1e-3);
+        assert!((t_quantile_975(1000) - 1.962).abs() < 1e-3);
+    }
 
     #[test]
     fn wilson_interval_matches_known_values() {

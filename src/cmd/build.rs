@@ -11,7 +11,7 @@ use precedent::casebase::{BuildConfig, BuildOptions, Judge, build};
 use precedent_lab::Silent;
 use precedent_lab::client::Limit;
 use precedent_lab::eval::{judge_moves, loss_stats};
-use precedent_lab::players::model::fit_hook;
+use precedent_lab::players::model::{FIT_DEPTH, fit_hook};
 
 /// Arguments of `precedent build`.
 #[derive(clap::Args, Debug)]
@@ -37,11 +37,11 @@ pub struct Args {
     /// The judge's limit per position.
     #[arg(long, default_value = "depth=12", requires = "judge")]
     judge_limit: String,
-    /// A player file: the search's time a move when the embedded move model is fitted to a
-    /// sample of the player's moves (the rating it reads for them, how much the search sways
-    /// them), in milliseconds; 0 = no fit.
-    #[arg(long, default_value_t = 20, value_name = "MS")]
-    fit_movetime: u64,
+    /// A player file: the depth of the search a move when the embedded move model is fitted
+    /// to a sample of the player's moves (the rating it reads for them, how much the search
+    /// sways them); a fixed depth, so that two builds fit the same numbers; 0 = no fit.
+    #[arg(long, default_value_t = FIT_DEPTH, value_name = "N")]
+    fit_depth: u32,
     /// Only moves of this side.
     #[arg(long, value_parser = ["white", "black"])]
     side: Option<String>,
@@ -101,12 +101,12 @@ pub fn run(args: Args) -> Result<()> {
         None => None,
     };
     let player_file = !args.players.is_empty() || args.main_player;
-    let fit = if player_file && args.fit_movetime > 0 {
+    let fit = if player_file && args.fit_depth > 0 {
         let generic = std::sync::Arc::new(precedent::casebase::CaseBase::embedded()?);
         Some(fit_hook(
             generic,
             precedent::think::EngineConfig::default(),
-            std::time::Duration::from_millis(args.fit_movetime),
+            args.fit_depth,
         ))
     } else {
         None

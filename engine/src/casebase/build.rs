@@ -38,8 +38,9 @@ pub struct BuildConfig {
     pub fit: Option<FitModel>,
 }
 
-/// What fits the generic move model to a player's moves, or says why it could not.
-pub type FitMoves = dyn Fn(&[PlayedMove]) -> Result<PlayerModel, String> + Send + Sync;
+/// What fits the generic move model to a player's moves (the player named by the names given,
+/// any spelling), or says why it could not.
+pub type FitMoves = dyn Fn(&[PlayedMove], &[String]) -> Result<PlayerModel, String> + Send + Sync;
 
 /// Fits the generic move model to a player's moves (the engine above the case base does it).
 #[derive(Clone)]
@@ -94,6 +95,12 @@ pub enum BuildError {
     /// Fitting the move model to the player's moves failed.
     #[error("fitting the move model to the player's moves: {0}")]
     Fit(String),
+    /// A player file would hold no game: the names match none, or all were left out.
+    #[error("{0}")]
+    NoPlayerGames(String),
+    /// A player file's names are two people: they played each other.
+    #[error("{0}")]
+    TwoPlayers(String),
 }
 
 /// What a finished build reports.
@@ -136,28 +143,36 @@ fn held_out(options: &BuildOptions, game: &ParsedGame) -> bool {
             .is_some_and(|pct| is_held_out(game.moves_key, pct))
 }
 
-/// The inputs' most frequent player (names compared case-insensitively; the most frequent
-/// spelling named), read from the tags alone.
-pub fn main_player(inputs: &[String]) -> Result<Option<String>, BuildError> {
+/// Every player's name in the inputs with the games under it, read from the tags alone.
+pub fn player_names(inputs: &[String]) -> Result<HashMap<String, u64>, BuildError> {
     // A selection no name matches: every game's moves are skipped unread.
     let nobody = Selection {
         players: vec![String::from("\0")],
         ..Selection::default()
     };
-    let mut counts: HashMap<String, (u64, HashMap<String, u64>)> = HashMap::new();
+    let mut counts: HashMap<String, u64> = HashMap::new();
     for name in inputs {
         for_each_game::<BuildError>(name, &nobody, |_, visitor, _| {
             let header = &visitor.game().header;
             for player in [&header.white, &header.black] {
-                if player.is_empty() || player == "?" {
-                    continue;
+                if !player.is_empty() && player != "?" {
+                    *counts.entry(player.clone()).or_default() += 1;
                 }
-                let entry = counts.entry(player.to_lowercase()).or_default();
-                entry.0 += 1;
-                *entry.1.entry(player.clone()).or_default() += 1;
             }
             Ok(true)
         })?;
+    }
+    Ok(counts)
+}
+
+/// The inputs' most frequent player (names compared case-insensitively; the most frequent
+/// spelling named), read from the tags alone.
+pub fn main_player(inputs: &[String]) -> Result<Option<String>, BuildError> {
+    let mut counts: HashMap<String, (u64, Vec<(String, u64)>)> = HashMap::new();
+    for (spelling, games) in player_names(inputs)? {
+        let entry = counts.entry(spelling.to_lowercase()).or_default();
+        entry.0 += games;
+        entry.1.push((spelling, games));
     }
     let top = counts
         .into_iter()
@@ -168,6 +183,120 @@ pub fn main_player(inputs: &[String]) -> Result<Option<String>, BuildError> {
             .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
             .map(|s| s.0)
     }))
+}
+
+/// The names of `names` (spellings with their games) nearest to `wanted`, at most `n`, most
+/// alike first: a name that holds the wanted one (or is held by it) before one that is only
+/// spelt alike (Jaro-Winkler similarity 0.8 or more), more games first on a tie.
+pub fn nearest_names(wanted: &str, names: &HashMap<String, u64>, n: usize) -> Vec<(String, u64)> {
+    let fold = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let w = fold(wanted);
+    if w.is_empty() {
+        return Vec::new();
+    }
+    let mut scored: Vec<(f64, &String, u64)> = names
+        .iter()
+        .filter_map(|(name, games)| {
+            let f = fold(name);
+            let holds = !f.is_empty() && (f.contains(&w) || w.contains(&f));
+            let score = if holds {
+                2.0
+            } else {
+                strsim::jaro_winkler(&w, &f)
+            };
+            (score >= 0.8).then_some((score, name, *games))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.2.cmp(&a.2)).then(a.1.cmp(b.1)));
+    scored
+        .into_iter()
+        .take(n)
+        .map(|(_, name, games)| (name.clone(), games))
+        .collect()
+}
+
+/// Why a player file kept no game: the names matched no game (with the nearest names the
+/// inputs have), or their games (`skipped`, by reason) were all held out or filtered.
+fn no_player_games(
+    config: &BuildConfig,
+    skipped: &BTreeMap<SkipReason, u64>,
+) -> Result<BuildError, BuildError> {
+    let names = player_names(&config.inputs)?;
+    let wanted = &config.options.players;
+    let matched: u64 = names
+        .iter()
+        .filter(|(name, _)| wanted.iter().any(|w| w.eq_ignore_ascii_case(name)))
+        .map(|(_, games)| games)
+        .sum();
+    let given = wanted
+        .iter()
+        .map(|w| format!("{w:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if matched > 0 {
+        let why: Vec<String> = skipped
+            .iter()
+            .map(|(r, n)| format!("{n} {}", r.as_str()))
+            .collect();
+        return Ok(BuildError::NoPlayerGames(format!(
+            "--player {given}: none of their {} was kept ({})",
+            games(matched),
+            if why.is_empty() {
+                "every move filtered out".to_string()
+            } else {
+                why.join(", ")
+            }
+        )));
+    }
+    let mut nearest: Vec<(String, u64)> = Vec::new();
+    for w in wanted {
+        for (name, games) in nearest_names(w, &names, 3) {
+            if !nearest.iter().any(|(n, _)| *n == name) {
+                nearest.push((name, games));
+            }
+        }
+    }
+    let suggestion = match nearest.as_slice() {
+        [] => String::new(),
+        some => {
+            let listed: Vec<String> = some
+                .iter()
+                .take(3)
+                .map(|(name, n)| format!("{name:?} ({})", games(*n)))
+                .collect();
+            format!("; did you mean {}?", listed.join(" or "))
+        }
+    };
+    Ok(BuildError::NoPlayerGames(format!(
+        "--player {given}: no game of {} names them{suggestion}",
+        config.inputs.join(", ")
+    )))
+}
+
+/// `1 game`, `1,785 games`.
+fn games(n: u64) -> String {
+    match n {
+        1 => "1 game".to_string(),
+        n => format!("{} games", thousands(n)),
+    }
+}
+
+/// `n` with a comma every three digits (`1,785`).
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The filters as the PGN visitor wants them.
@@ -371,6 +500,7 @@ pub fn build(
         seen: HashSet::new(),
         stats: BuildStats::default(),
         skipped: BTreeMap::new(),
+        player_skipped: BTreeMap::new(),
         done: false,
         started,
     };
@@ -385,8 +515,12 @@ pub fn build(
         profile,
         mut stats,
         skipped,
+        player_skipped,
         ..
     } = reading;
+    if player_file && stats.games_used == 0 {
+        return Err(no_player_games(config, &player_skipped)?);
+    }
     stats.cases = writer.cases();
     stats.games_skipped = skipped
         .iter()
@@ -447,6 +581,8 @@ struct Reading<'c> {
     seen: HashSet<u64>,
     stats: BuildStats,
     skipped: BTreeMap<SkipReason, u64>,
+    /// Of them, the games that name a player of a player file.
+    player_skipped: BTreeMap<SkipReason, u64>,
     /// A limit (`--max-games`, `--max-cases`) was reached.
     done: bool,
     started: Instant,
@@ -519,6 +655,9 @@ impl Reading<'_> {
     /// Writes a used game and its cases (and adds it to the profile); whether a limit is
     /// reached.
     fn keep(&mut self, game: &ParsedGame) -> Result<bool, BuildError> {
+        if self.profile.is_some() {
+            two_players(game)?;
+        }
         write_game(&mut self.writer, game)?;
         if let Some(profile) = &mut self.profile {
             profile.add(game);
@@ -550,8 +689,31 @@ impl Reading<'_> {
             });
         }
         *self.skipped.entry(reason).or_default() += 1;
+        let players = &self.config.options.players;
+        let h = &game.header;
+        if players
+            .iter()
+            .any(|p| p.eq_ignore_ascii_case(&h.white) || p.eq_ignore_ascii_case(&h.black))
+        {
+            *self.player_skipped.entry(reason).or_default() += 1;
+        }
         Ok(())
     }
+}
+
+/// A player file's game in which both sides are the player: the names given are two people
+/// who played each other, not the spellings of one.
+fn two_players(game: &ParsedGame) -> Result<(), BuildError> {
+    let moves_of = |c: Color| game.selected.iter().any(|m| m.pos.turn() == c);
+    if moves_of(Color::White) && moves_of(Color::Black) {
+        let h = &game.header;
+        return Err(BuildError::TwoPlayers(format!(
+            "--player names both sides of game {} ({:?} against {:?}, {}): a player file is \
+             one person's games, and --player repeats only the spellings of one name",
+            game.number, h.white, h.black, h.date
+        )));
+    }
+    Ok(())
 }
 
 /// The player's profile: their sample of moves judged and fitted, when the build asks for it.
@@ -565,7 +727,9 @@ fn finish_profile(
         None => None,
     };
     let model = match &config.fit {
-        Some(FitModel(fit)) if !sample.is_empty() => Some(fit(&sample).map_err(BuildError::Fit)?),
+        Some(FitModel(fit)) if !sample.is_empty() => {
+            Some(fit(&sample, &config.options.players).map_err(BuildError::Fit)?)
+        }
         _ => None,
     };
     Ok(builder.finish(judged, model))

@@ -15,6 +15,7 @@ pub mod policy;
 pub mod profile;
 mod record;
 pub(crate) mod summary;
+mod without;
 mod write;
 
 use std::fs::File;
@@ -42,6 +43,7 @@ use policy::PolicyTable;
 pub use profile::Profile;
 pub(crate) use record::position_key;
 pub use record::{Bucket, CaseClock, CaseMeta, GameControl, GameRecord, NO_EP};
+pub use without::Without;
 pub use write::CaseBaseWriter;
 
 /// Why a case base could not be read or written.
@@ -89,6 +91,16 @@ pub enum CaseBaseError {
     /// The checksum does not match the contents.
     #[error("{0}: damaged case base: checksum mismatch")]
     Checksum(String),
+    /// A player file without a case: its names matched none of the games it was built from.
+    #[error(
+        "{name}: the player file of {player:?} holds no case (the name matched none of its games); rebuild it with `precedent build --player` and the name as the games spell it"
+    )]
+    EmptyPlayerFile {
+        /// Name of the file.
+        name: String,
+        /// The player it was built for.
+        player: String,
+    },
     /// The header or a section is inconsistent.
     #[error("{name}: corrupt case base: {what}")]
     Corrupt {
@@ -625,13 +637,27 @@ impl CaseBase {
     /// The moves played in the position `pos` (White to move: the mover's point of view) and
     /// how often, from the position index.
     pub(crate) fn exact_moves(&self, pos: &shakmaty::Chess) -> Vec<(CaseMove, u32)> {
+        self.exact_moves_without(pos, None)
+    }
+
+    /// [`CaseBase::exact_moves`] without the moves `without` leaves out.
+    pub(crate) fn exact_moves_without(
+        &self,
+        pos: &shakmaty::Chess,
+        without: Option<&Without>,
+    ) -> Vec<(CaseMove, u32)> {
         let board = Planes::from_board(pos.board());
         let (rights, ep) = position_key(pos);
         let key = index::position_hash(&board, rights, ep);
-        index::moves_at(self.position_index(), self.index_directory(), key)
-            .iter()
-            .map(|e| (e.mv, e.count))
-            .collect()
+        let mut moves: Vec<(CaseMove, u32)> =
+            index::moves_at(self.position_index(), self.index_directory(), key)
+                .iter()
+                .map(|e| (e.mv, e.count))
+                .collect();
+        if let Some(w) = without {
+            w.subtract(key, &mut moves);
+        }
+        moves
     }
 
     /// Indices of the cases in which `side` was to move.
@@ -704,7 +730,10 @@ impl CaseBase {
 
 #[cfg(test)]
 mod tests;
-pub use build::{BuildConfig, BuildError, FitModel, Judge, build, is_held_out, main_player};
+pub use build::{
+    BuildConfig, BuildError, FitModel, Judge, build, is_held_out, main_player, nearest_names,
+    player_names,
+};
 pub use pack::{decompressed, pack_and_compress};
 pub use patterns::{LastMove, MoveContext};
 pub use summary::summarise;

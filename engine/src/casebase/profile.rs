@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::pgn::{ParsedGame, TimeControl};
+use crate::pgn::{ParsedGame, Speed, TimeControl};
 
 /// Plies of a game's opening recorded in the profile's lines.
 pub const OPENING_PLIES: usize = 12;
@@ -44,6 +44,9 @@ pub struct Profile {
     pub decided_games: u64,
     /// Their rating, from the rating tags of their games.
     pub rating: Option<Rating>,
+    /// Their rating at each speed of their games (bullet, blitz, …), most games first: the
+    /// strength their bot plays at under a clock of that speed.
+    pub speeds: Vec<SpeedRating>,
     /// Their clock use, per time control (most games first), where the games have clocks.
     pub clocks: Vec<ClockUse>,
     /// Their openings: the first plies of their games as White and as Black.
@@ -98,6 +101,28 @@ pub struct Rating {
     pub high: u16,
     /// Games with their rating.
     pub games: u64,
+}
+
+/// The player's rating over their rated games of one speed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpeedRating {
+    /// The speed.
+    pub speed: Speed,
+    /// Their rating in its games.
+    pub rating: Rating,
+}
+
+impl Rating {
+    /// The median, range and count of `ratings` (sorted in place); `None` without any.
+    fn of(ratings: &mut [u16]) -> Option<Rating> {
+        ratings.sort_unstable();
+        Some(Rating {
+            median: *ratings.get(ratings.len() / 2)?,
+            low: *ratings.first()?,
+            high: *ratings.last()?,
+            games: ratings.len() as u64,
+        })
+    }
 }
 
 /// How long the player thought at one time control.
@@ -185,6 +210,7 @@ pub(crate) struct ProfileBuilder {
     points: f64,
     decided: u64,
     ratings: Vec<u16>,
+    ratings_by_speed: BTreeMap<Speed, Vec<u16>>,
     spent: BTreeMap<(u32, u32), Spent>,
     lines: [HashMap<String, (u32, f32)>; 2],
     /// The judge's sample: (hash rank, move), the smallest ranks kept.
@@ -211,6 +237,8 @@ impl ProfileBuilder {
         }
         if let Some(elo) = game.header.elo(color) {
             self.ratings.push(elo);
+            let speed = Speed::of_control(game.header.time_control);
+            self.ratings_by_speed.entry(speed).or_default().push(elo);
         }
         if let Some(control) = game.header.time_control {
             self.add_clocks(game, control);
@@ -299,12 +327,22 @@ impl ProfileBuilder {
             .map(|(name, games)| Spelling { name, games })
             .collect();
         spellings.sort_by(|a, b| b.games.cmp(&a.games).then(a.name.cmp(&b.name)));
-        self.ratings.sort_unstable();
-        let rating = (!self.ratings.is_empty()).then(|| Rating {
-            median: self.ratings[self.ratings.len() / 2],
-            low: self.ratings[0],
-            high: self.ratings[self.ratings.len() - 1],
-            games: self.ratings.len() as u64,
+        let rating = Rating::of(&mut self.ratings);
+        let mut speeds: Vec<SpeedRating> = self
+            .ratings_by_speed
+            .iter_mut()
+            .filter_map(|(speed, ratings)| {
+                Rating::of(ratings).map(|rating| SpeedRating {
+                    speed: *speed,
+                    rating,
+                })
+            })
+            .collect();
+        speeds.sort_by(|a, b| {
+            b.rating
+                .games
+                .cmp(&a.rating.games)
+                .then(a.speed.cmp(&b.speed))
         });
         let mut clocks: Vec<ClockUse> = self
             .spent
@@ -358,6 +396,7 @@ impl ProfileBuilder {
             points: self.points,
             decided_games: self.decided,
             rating,
+            speeds,
             clocks,
             openings: Openings { white, black },
             judged,

@@ -30,8 +30,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, FromSetup, Move, Position};
 
-use crate::casebase::CaseBase;
 use crate::casebase::patterns::{FAMILIES, Family, MoveContext, PatternTable, move_patterns};
+use crate::casebase::{CaseBase, Without};
 use crate::search::{Iteration, MATE_BOUND};
 
 /// The features, in the order of every evidence vector: what the case base says (its pattern
@@ -405,11 +405,12 @@ pub(crate) fn base_rate(table: &PatternTable<'_>) -> f64 {
 }
 
 /// Gathers the evidence for every legal move of `pos`: the case base's patterns and exact
-/// positions, the nearest cases' votes (`votes`: each voted move's share), and the search's
+/// positions (less the moves `without` leaves out), the nearest cases' votes (`votes`: each voted move's share), and the search's
 /// iterations (`search`: the
 /// root moves in the order their values are given, and the iterations).
 pub fn evidence(
     cb: &CaseBase,
+    without: Option<&Without>,
     pos: &Chess,
     ctx: MoveContext,
     votes: Option<&[(Move, f64)]>,
@@ -424,7 +425,7 @@ pub fn evidence(
     move_patterns(&view, ctx, &mut patterns);
     let table = cb.patterns();
     let base = base_rate(&table);
-    let exact = cb.exact_moves(&view);
+    let exact = cb.exact_moves_without(&view, without);
     let exact_total: u32 = exact.iter().map(|e| e.1).sum();
     let policy = cb.policy();
     let mut inputs = Vec::new();

@@ -30,6 +30,53 @@ impl TimeControl {
     }
 }
 
+/// How fast a game is, by its estimated duration (the starting clock plus 40 increments), as
+/// Lichess sorts its games: under 3 minutes bullet (Lichess' ultrabullet, under 30 s, counted
+/// with it: engines are tested at such clocks, people rarely play them), under 8 blitz, under
+/// 25 rapid, else classical. A game without a time control (most over-the-board collections)
+/// counts as classical.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Speed {
+    /// Under 3 minutes.
+    Bullet,
+    /// 3 to 8 minutes.
+    Blitz,
+    /// 8 to 25 minutes.
+    Rapid,
+    /// 25 minutes or more, or untimed.
+    Classical,
+}
+
+crate::choice::choice!(Speed, "speed", [
+    Bullet => "bullet",
+    Blitz => "blitz",
+    Rapid => "rapid",
+    Classical => "classical",
+]);
+
+impl Speed {
+    /// The speed of a clock of `base` seconds and `increment` seconds a move.
+    pub fn of_clock(base: f64, increment: f64) -> Speed {
+        let estimate = base + 40.0 * increment;
+        if estimate < 180.0 {
+            Speed::Bullet
+        } else if estimate < 480.0 {
+            Speed::Blitz
+        } else if estimate < 1500.0 {
+            Speed::Rapid
+        } else {
+            Speed::Classical
+        }
+    }
+
+    /// The speed of a game with this time control (`None`: untimed, classical).
+    pub fn of_control(control: Option<TimeControl>) -> Speed {
+        control.map_or(Speed::Classical, |c| {
+            Speed::of_clock(f64::from(c.base), f64::from(c.increment))
+        })
+    }
+}
+
 /// How one move was timed: the mover's clock before it and the time it took, in tenths of a
 /// second (the increment it earned is not counted as time taken).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -109,6 +156,22 @@ mod tests {
         ] {
             assert_eq!(TimeControl::from_tag(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn speeds_follow_lichess_estimate_of_a_games_duration() {
+        let of = |tag: &str| Speed::of_control(TimeControl::from_tag(tag));
+        assert_eq!(of("15+0"), Speed::Bullet);
+        assert_eq!(of("60+0"), Speed::Bullet);
+        assert_eq!(of("120+1"), Speed::Bullet);
+        assert_eq!(of("180+0"), Speed::Blitz);
+        assert_eq!(of("180+2"), Speed::Blitz);
+        assert_eq!(of("300+5"), Speed::Rapid);
+        assert_eq!(of("600+0"), Speed::Rapid);
+        assert_eq!(of("900+15"), Speed::Classical);
+        assert_eq!(of("-"), Speed::Classical);
+        assert_eq!(Speed::of_clock(10.0, 0.1), Speed::Bullet);
+        assert_eq!("Blitz".parse::<Speed>(), Ok(Speed::Blitz));
     }
 
     #[test]

@@ -6,7 +6,7 @@ mod header;
 mod input;
 mod visitor;
 
-pub use clock::{MoveClock, TimeControl};
+pub use clock::{MoveClock, Speed, TimeControl};
 pub use header::{GameHeader, GameResult};
 pub use input::{Input, InputError, open_input};
 pub use visitor::{GameVisitor, LINE_PLIES, Mover, ParsedGame, Selection, SkipReason};

@@ -15,6 +15,7 @@
 //! does not test on (`precedent players --fit`). The player's profile ([`Profile`]) gives the
 //! rating the move model reads.
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -23,23 +24,87 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use crate::case::CaseMove;
 use crate::casebase::patterns::{FAMILIES, Family, LastMove, MoveContext, move_patterns};
-use crate::casebase::{CaseBase, CaseBaseError, Profile};
-use crate::model::ModelConfig;
+use crate::casebase::{CaseBase, CaseBaseError, Profile, Without};
+use crate::model::{Evidence, ModelConfig};
+use crate::pgn::Speed;
 use crate::position::Game;
 
-/// A player file loaded: the player's cases and their profile.
+/// Games at one speed below which the player's rating there is not played alone: fewer, and
+/// the speed nearest with more games is read (or all their games together).
+pub const MIN_SPEED_GAMES: u64 = 10;
+
+/// The strength a player's bot plays at: a rating, and which of their games it is the median
+/// rating of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strength {
+    /// The rating (the level nearest it is played).
+    pub rating: u16,
+    /// The speed of the games it comes from; `None`: all their games (a file built before
+    /// speeds were kept, or no speed with enough games).
+    pub speed: Option<Speed>,
+    /// Rated games it is the median of.
+    pub games: u64,
+}
+
+impl std::fmt::Display for Strength {
+    /// `blitz rating 1926 (5,845 games)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = self.speed.map_or(String::new(), |s| format!("{s} "));
+        write!(f, "{what}rating {} ({} games)", self.rating, self.games)
+    }
+}
+
+/// A player file loaded: the player's cases and their profile, and their own moves in the
+/// generic case base it plays on, which that case base is read without.
 pub struct Player {
     cases: CaseBase,
     profile: Profile,
+    without: Without,
 }
 
 impl Player {
     /// The player of a case base built as a player file; any other case base is given back.
     pub fn of(cases: CaseBase) -> Result<Player, Box<CaseBase>> {
         match cases.info().profile.clone() {
-            Some(profile) => Ok(Player { cases, profile }),
+            Some(profile) => Ok(Player {
+                cases,
+                profile,
+                without: Without::default(),
+            }),
             None => Err(Box::new(cases)),
         }
+    }
+
+    /// The player, refused when their file holds no case (built for a name that matched no
+    /// game: it would play as the generic engine without a word).
+    pub fn with_cases(self) -> Result<Player, CaseBaseError> {
+        match self.cases.is_empty() {
+            true => Err(CaseBaseError::EmptyPlayerFile {
+                name: self.cases.name().to_string(),
+                player: self.profile.name.clone(),
+            }),
+            false => Ok(self),
+        }
+    }
+
+    /// The player on the generic case base `generic`: their own moves in it (their games it
+    /// was built from, by any spelling of their name) are left out of it when it judges for
+    /// them, so that the model does not take their moves for everyone's.
+    pub fn on(mut self, generic: &CaseBase) -> Player {
+        let mut names: Vec<String> = self
+            .profile
+            .spellings
+            .iter()
+            .map(|s| s.name.clone())
+            .collect();
+        names.extend(self.cases.info().options.players.iter().cloned());
+        self.without = Without::player(generic, &names);
+        self
+    }
+
+    /// Their own moves in the generic case base, left out of it ([`Player::on`]).
+    pub fn without(&self) -> &Without {
+        &self.without
     }
 
     /// The player's cases.
@@ -50,6 +115,67 @@ impl Player {
     /// The player's profile.
     pub fn profile(&self) -> &Profile {
         &self.profile
+    }
+
+    /// The strength their bot plays at under a clock of `speed`: their median rating in their
+    /// games of that speed, or of the nearest speed they played enough games at (the one
+    /// with more games on a tie); without a speed (no clock), at the speed of most of their
+    /// games. `None` when their games carry no rating.
+    pub fn strength(&self, speed: Option<Speed>) -> Option<Strength> {
+        strength_of(&self.profile, speed)
+    }
+
+    /// The moves the player played in the position of `pos` (their repertoire: the exact
+    /// position, by its contents) with how often, the most played first; empty where they
+    /// have not been.
+    pub fn book(&self, pos: &Chess) -> Vec<(Move, u32)> {
+        let Some((view, images)) = crate::model::mover_view(pos) else {
+            return Vec::new();
+        };
+        let exact = self.cases.exact_moves(&view);
+        if exact.is_empty() {
+            return Vec::new();
+        }
+        let legal = pos.legal_moves();
+        let mut played: Vec<(Move, u32)> = legal
+            .iter()
+            .zip(&images)
+            .filter_map(|(m, image)| {
+                let code = CaseMove::from_move(*image, Color::White)?;
+                let n = exact.iter().find(|e| e.0 == code)?.1;
+                Some((*m, n))
+            })
+            .collect();
+        played.sort_by_key(|p| std::cmp::Reverse(p.1));
+        played
+    }
+
+    /// The generic move model the player's moves are judged under before their own evidence
+    /// moves it: `base` as fitted to them ([`Player::model`]) when `fitted` and their profile
+    /// has a fit (their likeness), else `base` itself (a level's model, or the default
+    /// style's).
+    pub fn prior<'m>(&self, base: &'m ModelConfig, fitted: bool) -> Cow<'m, ModelConfig> {
+        match fitted.then(|| self.model(base)).flatten() {
+            Some(model) => Cow::Owned(model),
+            None => Cow::Borrowed(base),
+        }
+    }
+
+    /// The player's probabilities of the moves of `evidence`: the `prior` model's
+    /// ([`Player::prior`]) moved by what their cases say (`theirs`, [`layered`]). What the
+    /// engine plays by, `who` ranks by and the players benchmark measures; the prior's
+    /// probabilities come back too.
+    pub fn probabilities(
+        prior: &ModelConfig,
+        evidence: &Evidence,
+        theirs: &PlayerEvidence,
+        weights: &PlayerWeights,
+    ) -> Layered {
+        let generic = prior.probabilities(evidence);
+        Layered {
+            probabilities: layered(&generic, theirs, weights),
+            generic,
+        }
     }
 
     /// The generic move model `base` as fitted to the player: read at the rating and with the
@@ -65,6 +191,37 @@ impl Player {
             (None, Some(r)) => Some(base.at_rating(f64::from(r.median))),
             (None, None) => None,
         }
+    }
+}
+
+/// A player's probabilities of a position's moves ([`Player::probabilities`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layered {
+    /// With their evidence.
+    pub probabilities: Vec<f64>,
+    /// The prior model's alone.
+    pub generic: Vec<f64>,
+}
+
+/// [`Player::strength`] of a profile.
+fn strength_of(p: &Profile, speed: Option<Speed>) -> Option<Strength> {
+    let usable = p
+        .speeds
+        .iter()
+        .filter(|s| s.rating.games >= MIN_SPEED_GAMES);
+    let distance = |s: Speed| speed.map_or(0, |want| (s as i32 - want as i32).abs());
+    // `speeds` is sorted by games, most first: the first of the nearest wins a tie.
+    match usable.min_by_key(|s| distance(s.speed)) {
+        Some(s) => Some(Strength {
+            rating: s.rating.median,
+            speed: Some(s.speed),
+            games: s.rating.games,
+        }),
+        None => p.rating.map(|r| Strength {
+            rating: r.median,
+            speed: None,
+            games: r.games,
+        }),
     }
 }
 
@@ -104,16 +261,21 @@ impl Loaded {
             None => CaseBase::embedded()?,
         };
         Ok(match Player::of(cases) {
-            Ok(player) => Loaded::with_player(generic()?, player),
+            Ok(player) => {
+                let player = player.with_cases()?;
+                let generic = generic()?;
+                let player = player.on(&generic);
+                Loaded::with_player(generic, player)
+            }
             Err(cases) => Loaded::new(*cases),
         })
     }
 
     /// What it knows, for a move.
     pub fn knowledge(&self) -> Knowledge<'_> {
-        Knowledge {
-            generic: &self.generic,
-            player: self.player.as_deref(),
+        match self.player.as_deref() {
+            Some(player) => Knowledge::with_player(&self.generic, player),
+            None => Knowledge::of(&self.generic),
         }
     }
 
@@ -129,6 +291,8 @@ impl Loaded {
 pub struct Knowledge<'a> {
     generic: &'a CaseBase,
     player: Option<&'a Player>,
+    /// What the generic case base is read without (the player's own moves in it).
+    without: Option<&'a Without>,
 }
 
 impl<'a> Knowledge<'a> {
@@ -137,6 +301,17 @@ impl<'a> Knowledge<'a> {
         Knowledge {
             generic: cases,
             player: None,
+            without: None,
+        }
+    }
+
+    /// A generic case base read without some of its moves (a player's, when their model is
+    /// fitted), no player on top.
+    pub fn read_without(generic: &'a CaseBase, without: &'a Without) -> Knowledge<'a> {
+        Knowledge {
+            generic,
+            player: None,
+            without: Some(without).filter(|w| !w.is_empty()),
         }
     }
 
@@ -145,6 +320,7 @@ impl<'a> Knowledge<'a> {
         Knowledge {
             generic,
             player: Some(player),
+            without: Some(&player.without).filter(|w| !w.is_empty()),
         }
     }
 
@@ -160,6 +336,11 @@ impl<'a> Knowledge<'a> {
     /// The generic case base: the move model's evidence.
     pub fn generic(&self) -> &'a CaseBase {
         self.generic
+    }
+
+    /// What the generic case base is read without: the player's own moves in it, if any.
+    pub fn without(&self) -> Option<&'a Without> {
+        self.without
     }
 
     /// The player, when a player file is loaded.
@@ -394,6 +575,61 @@ mod tests {
         };
         let p = layered(&prior, &evidence(vec![0, 1, 0]), &strong);
         assert!(p[0] > p[1], "{p:?}");
+    }
+
+    #[test]
+    fn a_player_plays_the_rating_of_the_nearest_speed_they_played_enough_games_at() {
+        use crate::casebase::profile::{Rating, SpeedRating};
+        let rating = |median, games| Rating {
+            median,
+            low: median,
+            high: median,
+            games,
+        };
+        let profile = Profile {
+            rating: Some(rating(1900, 1000)),
+            speeds: vec![
+                SpeedRating {
+                    speed: Speed::Bullet,
+                    rating: rating(1922, 700),
+                },
+                SpeedRating {
+                    speed: Speed::Blitz,
+                    rating: rating(1926, 250),
+                },
+                SpeedRating {
+                    speed: Speed::Classical,
+                    rating: rating(1486, 40),
+                },
+                // Too few games to be played alone.
+                SpeedRating {
+                    speed: Speed::Rapid,
+                    rating: rating(1300, 9),
+                },
+            ],
+            ..Profile::default()
+        };
+        let at = |speed| strength_of(&profile, speed).map(|s| (s.rating, s.speed));
+        assert_eq!(at(Some(Speed::Bullet)), Some((1922, Some(Speed::Bullet))));
+        assert_eq!(at(Some(Speed::Blitz)), Some((1926, Some(Speed::Blitz))));
+        // Rapid has 9 games: blitz and classical are as near; blitz has more games.
+        assert_eq!(at(Some(Speed::Rapid)), Some((1926, Some(Speed::Blitz))));
+        assert_eq!(
+            at(Some(Speed::Classical)),
+            Some((1486, Some(Speed::Classical)))
+        );
+        // No clock: the speed of most of their games.
+        assert_eq!(at(None), Some((1922, Some(Speed::Bullet))));
+        // A file built before speeds were kept: all their games.
+        let old = Profile {
+            speeds: Vec::new(),
+            ..profile.clone()
+        };
+        assert_eq!(
+            strength_of(&old, Some(Speed::Blitz)).map(|s| (s.rating, s.speed)),
+            Some((1900, None))
+        );
+        assert_eq!(strength_of(&Profile::default(), None), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use self::adapt::adapt;
 use crate::case::{MAX_SCORE, Planes};
-use crate::casebase::{CaseBase, position_key};
+use crate::casebase::{CaseBase, Without, position_key};
 use crate::pgn::GameHeader;
 use crate::position::legal_moves_within;
 use crate::retrieve::{Hit, Mode, ScanLimits, retrieve, segments};
@@ -215,6 +215,18 @@ pub fn reuse(
     limits: Limits<'_>,
     castling: CastlingMode,
 ) -> Result<Decision, NoLegalMove> {
+    reuse_without(cb, pos, cfg, limits, castling, None)
+}
+
+/// [`reuse`] with the cases `without` leaves out not voting (a retrieved one is passed over).
+pub fn reuse_without(
+    cb: &CaseBase,
+    pos: &Chess,
+    cfg: &ReuseConfig,
+    limits: Limits<'_>,
+    castling: CastlingMode,
+    without: Option<&Without>,
+) -> Result<Decision, NoLegalMove> {
     let started = Instant::now();
     let legal = legal_moves_within(pos, limits.moves);
     if legal.is_empty() {
@@ -233,7 +245,20 @@ pub fn reuse(
             stop: limits.stop,
         },
     );
-    let (cases, tally) = vote(cb, pos, &legal, &found.hits, cfg, castling);
+    let kept: Vec<Hit>;
+    let hits = match without.filter(|w| !w.is_empty()) {
+        Some(w) => {
+            kept = found
+                .hits
+                .iter()
+                .filter(|h| !w.has_case(cb, h.index))
+                .copied()
+                .collect();
+            &kept[..]
+        }
+        None => &found.hits[..],
+    };
+    let (cases, tally) = vote(cb, pos, &legal, hits, cfg, castling);
     let candidates = tally.candidates(castling);
     let (mv, fallback) = match candidates.first() {
         Some(c) => (c.mv, false),

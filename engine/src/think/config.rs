@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use crate::model::network::Network;
 use crate::model::{LOSS_2_FEATURE, LOSS_LAST_FEATURE, ModelConfig, N_FEATURES};
-use crate::player::PlayerWeights;
+use crate::pgn::Speed;
+use crate::player::{Player, PlayerWeights, Strength};
 use crate::reuse::ReuseConfig;
 use crate::revise::ReviseConfig;
 use crate::search::Evaluation;
@@ -48,6 +49,76 @@ pub enum Decider {
     SearchAndModel,
     /// The move model, from what the search and the cases say: `imitate` and `human`.
     Model,
+}
+
+/// The speed a player file's bot plays at (`PlayerClock`): the rating of the player's games
+/// at that speed sets its level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PlayerClock {
+    /// The game's clock (its speed when the game's first timed `go` came); without a clock,
+    /// the speed of most of the player's games.
+    #[default]
+    Auto,
+    /// Their bullet games' rating.
+    Bullet,
+    /// Their blitz games'.
+    Blitz,
+    /// Their rapid games'.
+    Rapid,
+    /// Their classical (and untimed over-the-board) games'.
+    Classical,
+}
+
+crate::choice::choice!(PlayerClock, "player clock", [
+    Auto => "auto",
+    Bullet => "bullet",
+    Blitz => "blitz",
+    Rapid => "rapid",
+    Classical => "classical",
+]);
+
+impl PlayerClock {
+    /// The speed it names (`None`: auto).
+    pub fn speed(self) -> Option<Speed> {
+        match self {
+            PlayerClock::Auto => None,
+            PlayerClock::Bullet => Some(Speed::Bullet),
+            PlayerClock::Blitz => Some(Speed::Blitz),
+            PlayerClock::Rapid => Some(Speed::Rapid),
+            PlayerClock::Classical => Some(Speed::Classical),
+        }
+    }
+
+    /// The setting that names `speed`.
+    pub fn of(speed: Speed) -> PlayerClock {
+        match speed {
+            Speed::Bullet => PlayerClock::Bullet,
+            Speed::Blitz => PlayerClock::Blitz,
+            Speed::Rapid => PlayerClock::Rapid,
+            Speed::Classical => PlayerClock::Classical,
+        }
+    }
+}
+
+/// What set the level a move was played at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelFrom {
+    /// `UCI_Elo` with `UCI_LimitStrength` (`--elo`).
+    Setting,
+    /// The player file's rating (`PlayerStrength`).
+    Player(Strength),
+}
+
+/// The level a move was played at: the level, the setting it was chosen for (clamped into the
+/// levels' range) and what set it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayedLevel {
+    /// The level as played (the evaluation it was played with named).
+    pub level: Level,
+    /// The setting.
+    pub elo: u16,
+    /// What set it.
+    pub from: LevelFrom,
 }
 
 /// Everything that decides how the engine chooses a move.
@@ -100,6 +171,13 @@ pub struct EngineConfig {
     pub pace: PaceModel,
     /// How a player file's evidence moves the move model (fitted by `precedent players --fit`).
     pub player: PlayerWeights,
+    /// With a player file and no `elo`: play at the level of the player's rating at the
+    /// game's speed (`PlayerStrength`); off, their likeliest move by the model fitted to them.
+    #[serde(skip)]
+    pub player_strength: bool,
+    /// The speed whose rating a player file plays at (`PlayerClock`).
+    #[serde(skip)]
+    pub player_clock: PlayerClock,
 }
 
 /// A level of play: the move model fitted on the moves of players of one rating band, and the
@@ -344,6 +422,8 @@ impl EngineConfig {
             human_time: false,
             pace: PaceModel::default(),
             player: PlayerWeights::default(),
+            player_strength: true,
+            player_clock: PlayerClock::Auto,
         }
     }
 
@@ -409,7 +489,28 @@ impl EngineConfig {
     /// search no deeper than the level's depth; else this one. The level comes back as played,
     /// with the setting it was chosen for: an `Evaluation` the user set replaces the level's own.
     pub fn resolved(&self) -> (std::borrow::Cow<'_, EngineConfig>, Option<(Level, u16)>) {
-        let Some(choice) = self.elo.and_then(|e| self.level_for(e)) else {
+        self.resolved_at(self.elo)
+    }
+
+    /// The level setting a move is played at, and what set it: `elo` when set; else, with a
+    /// player file and `player_strength`, the player's rating at the speed of `player_clock`.
+    pub fn level_setting(&self, player: Option<&Player>) -> Option<(u16, LevelFrom)> {
+        if let Some(elo) = self.elo {
+            return Some((elo, LevelFrom::Setting));
+        }
+        let player = player.filter(|_| self.player_strength)?;
+        let strength = player.strength(self.player_clock.speed())?;
+        Some((strength.rating, LevelFrom::Player(strength)))
+    }
+
+    /// [`EngineConfig::resolved`] at the setting `elo` (`None`: no level). A configuration
+    /// resolved at a level has its `elo` set to the setting (clamped), so that what reads it
+    /// knows a level plays.
+    pub fn resolved_at(
+        &self,
+        elo: Option<u16>,
+    ) -> (std::borrow::Cow<'_, EngineConfig>, Option<(Level, u16)>) {
+        let Some(choice) = elo.and_then(|e| self.level_for(e)) else {
             return (std::borrow::Cow::Borrowed(self), None);
         };
         let level = choice.level;
@@ -440,10 +541,12 @@ impl EngineConfig {
                 model: self.model.clone(),
                 levels: Vec::new(),
                 level_network: None,
-                elo: self.elo,
+                elo: Some(choice.elo),
                 human_time: self.human_time,
                 pace: self.pace.clone(),
                 player: self.player,
+                player_strength: self.player_strength,
+                player_clock: self.player_clock,
             };
             return (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)));
         }
@@ -479,10 +582,12 @@ impl EngineConfig {
             model,
             levels: Vec::new(),
             level_network: None,
-            elo: self.elo,
+            elo: Some(choice.elo),
             human_time: self.human_time,
             pace: self.pace.clone(),
             player: self.player,
+            player_strength: self.player_strength,
+            player_clock: self.player_clock,
         };
         (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)))
     }

@@ -5,8 +5,8 @@
 use crate::position::san;
 use crate::reuse::{CaseRef, Decision};
 use crate::revise::{Revised, describe_value};
-use crate::think::config::{Level, Style};
-use crate::think::{DecidedBy, Judgement, Thought};
+use crate::think::config::{LevelFrom, PlayedLevel, Style};
+use crate::think::{Book, DecidedBy, Judgement, Thought};
 
 /// The explanation of a move, a line each.
 pub fn explain(t: &Thought) -> Vec<String> {
@@ -16,10 +16,19 @@ pub fn explain(t: &Thought) -> Vec<String> {
             judgement: j,
             style,
         } => judgement(t, j, *style, level),
-        DecidedBy::Search { revised: r, model } => {
+        DecidedBy::Search {
+            revised: r,
+            model,
+            book,
+        } => {
             let mut lines: Vec<String> = level.map(level_line).into_iter().collect();
-            lines.extend(model.as_deref().map(proposals));
-            lines.extend(decision(&t.decision));
+            match book {
+                Some(b) => lines.push(book_line(t, b)),
+                None => {
+                    lines.extend(model.as_deref().map(proposals));
+                    lines.extend(decision(&t.decision));
+                }
+            }
             lines.extend(revision(r));
             lines
         }
@@ -47,12 +56,43 @@ fn player_line(j: &Judgement, p: &crate::think::PlayerJudgement, chosen: &str) -
     )
 }
 
+/// The player's own move in a position of their repertoire, in one line.
+fn book_line(t: &Thought, b: &Book) -> String {
+    let pos = &b.position;
+    let here = b
+        .played
+        .iter()
+        .find(|(m, _)| *m == t.mv)
+        .map_or(0, |(_, n)| *n);
+    let others: Vec<String> = b
+        .played
+        .iter()
+        .filter(|(m, _)| *m != t.mv)
+        .take(3)
+        .map(|(m, n)| format!("{} {n}", san(pos, *m)))
+        .collect();
+    let others = match others.is_empty() {
+        true => String::new(),
+        false => format!(" (also {})", others.join(", ")),
+    };
+    format!(
+        "player: played {} in {here} of their {} games in this position{others}; the search finds it within {} cp of its best",
+        san(pos, t.mv),
+        b.seen,
+        crate::think::BOOK_TOLERANCE
+    )
+}
+
 /// What the level played at is, in one line.
-fn level_line((level, elo): &(Level, u16)) -> String {
+fn level_line(played: &PlayedLevel) -> String {
+    let PlayedLevel { level, elo, from } = played;
     let eval = level
         .evaluation
         .map_or(String::new(), |e| format!(", {e} evaluation"));
-    let head = format!("level {} (UCI_Elo {elo})", level.elo);
+    let head = match from {
+        LevelFrom::Setting => format!("level {} (UCI_Elo {elo})", level.elo),
+        LevelFrom::Player(strength) => format!("level {} (the player's {strength})", level.elo),
+    };
     let depth = level
         .depth
         .map_or(String::new(), |d| format!(", search depth {d}"));
@@ -119,12 +159,7 @@ fn level_line((level, elo): &(Level, u16)) -> String {
 
 /// Lines explaining the move model's choice: the probabilities, what the case base and the
 /// search each said of the move, and the precedent game.
-fn judgement(
-    t: &Thought,
-    j: &Judgement,
-    style: Style,
-    level: Option<&(Level, u16)>,
-) -> Vec<String> {
+fn judgement(t: &Thought, j: &Judgement, style: Style, level: Option<&PlayedLevel>) -> Vec<String> {
     let pos = &j.position;
     let mut out = Vec::new();
     let ranked = j.ranked();
@@ -373,7 +408,9 @@ pub fn report(t: &Thought, show: usize) -> Vec<String> {
     let uci = |m: shakmaty::Move| m.to_uci(shakmaty::CastlingMode::Standard).to_string();
     let mut out = vec![format!("bestmove {}", t.bestmove)];
     out.extend(explain(t));
-    out.push("votes:".to_string());
+    if !t.decision.candidates.is_empty() {
+        out.push("votes:".to_string());
+    }
     for c in t.decision.candidates.iter().take(show) {
         let exp = c
             .expected
@@ -420,12 +457,16 @@ pub fn report(t: &Thought, show: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::level_line;
-    use crate::think::config::EngineConfig;
+    use crate::think::config::{EngineConfig, LevelFrom, PlayedLevel};
 
     /// The line of the one level of a parameter file made of `level`.
     fn line_of(level: &str) -> String {
         let cfg = EngineConfig::parse(level, "p.toml").expect("a level");
-        level_line(&(cfg.levels[0].clone(), 1400))
+        level_line(&PlayedLevel {
+            level: cfg.levels[0].clone(),
+            elo: 1400,
+            from: LevelFrom::Setting,
+        })
     }
 
     /// A level's line says whose model it plays and at which rating it reads a shared network,

@@ -8,7 +8,9 @@ pub(crate) mod pace;
 pub mod params;
 pub mod settings;
 pub(crate) mod timeman;
-pub use config::{Decider, EngineConfig, ErringRule, Level, Style};
+pub use config::{
+    Decider, EngineConfig, ErringRule, Level, LevelFrom, PlayedLevel, PlayerClock, Style,
+};
 pub use explain::{report, to_json};
 pub use pace::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
@@ -20,14 +22,14 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{CastlingMode, Move, Position};
 
-use crate::casebase::CaseBase;
 use crate::casebase::patterns::{LastMove, MoveContext};
+use crate::casebase::{CaseBase, Without};
 use crate::model::{
     Evidence, FIRST_MOVE_FEATURE, FIRST_SEARCH_FEATURE, N_FEATURES, evidence, most_probable,
 };
-use crate::player::{Knowledge, PlayerEvidence, layered};
+use crate::player::{Knowledge, Player, PlayerEvidence};
 use crate::position::{Game, legal_moves_within};
-use crate::reuse::{Decision, NoLegalMove, expected_to_cp, reuse};
+use crate::reuse::{Decision, NoLegalMove, expected_to_cp, reuse, reuse_without};
 use crate::revise::{
     Memory, ReviseConfig, Revised, analyse, revise, scaled_tolerance, search_best,
 };
@@ -181,6 +183,24 @@ impl Judgement {
     }
 }
 
+/// A player's moves in a position they have been in before, proposed to a search that decides.
+#[derive(Clone, Debug)]
+pub struct Book {
+    /// Each move they played here and how often, the most played first.
+    pub played: Vec<(Move, u32)>,
+    /// Times they were here.
+    pub seen: u32,
+    /// The position.
+    pub position: shakmaty::Chess,
+}
+
+/// How far below the search's best value a player's own move in a position of their
+/// repertoire may be and still be played, when a search decides (the `best` and `natural`
+/// styles, and the levels that play them): the moves people play in their openings are rarely
+/// worse than this by an engine's look at them, and the search's own move is played when
+/// every one of theirs is.
+pub const BOOK_TOLERANCE: i32 = 50;
+
 /// How a move was decided: by the cases alone, by the search revising them, or by the move
 /// model. Everything that reads a [`Thought`] matches on it, so a new way to decide is one the
 /// compiler shows to each of them.
@@ -190,12 +210,15 @@ pub enum DecidedBy {
     /// time for a single iteration.
     Cases,
     /// The `best` style: the search's verdict on the cases' proposals; the `natural` style: its
-    /// verdict on the move model's.
+    /// verdict on the move model's; either, with a player file where the player has been
+    /// before: its verdict on their own moves there.
     Search {
         /// The search's verdict.
         revised: Box<Revised>,
         /// The move model's judgement, when it proposed (the `natural` style).
         model: Option<Box<Judgement>>,
+        /// The player's moves in this position, when they were proposed and one was played.
+        book: Option<Book>,
     },
     /// The move model's choice (the `imitate` and `human` styles).
     Model {
@@ -235,8 +258,9 @@ pub struct Thought {
     pub decision: Decision,
     /// How the move was decided, and what decided it.
     pub by: DecidedBy,
-    /// The level played at (`UCI_Elo`), if any: the level and the setting.
-    pub level: Option<Box<(Level, u16)>>,
+    /// The level played at, if any: the level, the setting and what set it (`UCI_Elo`, or
+    /// the player file's rating).
+    pub level: Option<Box<PlayedLevel>>,
     /// The move to play.
     pub mv: Move,
     /// It in UCI notation.
@@ -285,10 +309,13 @@ pub fn think(
     memory: &mut Memory,
 ) -> Result<Thought, NoLegalMove> {
     let started = Instant::now();
-    let (resolved, level) = cfg.resolved();
+    let setting = cfg.level_setting(knowledge.player());
+    let (resolved, level) = cfg.resolved_at(setting.map(|s| s.0));
     let cfg = &*resolved;
     let decider = cfg.decider();
-    let level = level.map(Box::new);
+    let level = level
+        .zip(setting)
+        .map(|((level, elo), (_, from))| Box::new(PlayedLevel { level, elo, from }));
     if matches!(decider, Decider::Search | Decider::SearchAndModel) {
         let thought = think_best(knowledge, game, cfg, &limits, castling, memory, started)?;
         return Ok(Thought { level, ..thought });
@@ -306,7 +333,14 @@ pub fn think(
         (decision, Some(judged))
     } else {
         let voters = knowledge.voters();
-        let decision = retrieve_and_reuse(voters, &game.position, cfg, &limits, castling, false)?;
+        let decision = retrieve_and_reuse(
+            (voters, None),
+            &game.position,
+            cfg,
+            &limits,
+            castling,
+            false,
+        )?;
         (decision, None)
     };
     let (mv, score, by) = match judged {
@@ -387,6 +421,24 @@ fn think_best(
             elapsed: started.elapsed(),
         });
     };
+    let check_limits = Limits {
+        optimum: None,
+        max_depth: depth_cap(limits),
+        ..*limits
+    };
+    if settled(&legal, &result).is_none()
+        && let Some(thought) = play_book(
+            knowledge,
+            game,
+            cfg,
+            (&result, check_limits),
+            castling,
+            memory,
+            started,
+        )
+    {
+        return Ok(thought);
+    }
     let Proposals {
         decision,
         moves: proposed,
@@ -404,11 +456,6 @@ fn think_best(
                 .map(|d| d.min(now + reserve.unwrap_or_default()));
             propose(knowledge, game, cfg, limits, deadline, castling, memory)?
         }
-    };
-    let check_limits = Limits {
-        optimum: None,
-        max_depth: depth_cap(limits),
-        ..*limits
     };
     // The natural style's margin grows as the position is decided.
     let revise_cfg = if natural {
@@ -436,6 +483,60 @@ fn think_best(
         by: DecidedBy::Search {
             revised: Box::new(revised),
             model: judged,
+            book: None,
+        },
+        level: None,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// A search that decides, with a player file where the player has been before: their moves
+/// here, the most played first, vetted by the search (`result`, its checks within `limits`),
+/// the first within [`BOOK_TOLERANCE`] of its best played. `None` where they have not been, or
+/// where every move of theirs falls below.
+fn play_book(
+    knowledge: Knowledge<'_>,
+    game: &Game,
+    cfg: &EngineConfig,
+    (result, limits): (&RootResult, Limits<'_>),
+    castling: CastlingMode,
+    memory: &mut Memory,
+    started: Instant,
+) -> Option<Thought> {
+    let player = knowledge.player()?;
+    let played = player.book(&game.position);
+    let seen: u32 = played.iter().map(|p| p.1).sum();
+    if seen == 0 {
+        return None;
+    }
+    let proposals: Vec<(Move, f64)> = played
+        .iter()
+        .map(|(m, n)| (*m, f64::from(*n) / f64::from(seen)))
+        .collect();
+    let book_cfg = ReviseConfig {
+        tolerance: cfg.revise.tolerance.max(BOOK_TOLERANCE),
+        ..cfg.revise.clone()
+    };
+    let revised = revise(
+        game, &proposals, result, &book_cfg, limits, castling, memory,
+    );
+    if !revised.verdicts.iter().any(|v| v.accepted) {
+        return None;
+    }
+    let cases = player.cases().len() as u64;
+    Some(Thought {
+        score: EngineScore::from_value(revised.value),
+        bestmove: revised.bestmove.clone(),
+        mv: revised.mv,
+        decision: Decision::not_consulted(revised.mv, castling, cases, "the player's own move"),
+        by: DecidedBy::Search {
+            revised: Box::new(revised),
+            model: None,
+            book: Some(Book {
+                played,
+                seen,
+                position: game.position.clone(),
+            }),
         },
         level: None,
         elapsed: started.elapsed(),
@@ -566,34 +667,38 @@ pub fn judge_position(
     memory: &mut Memory,
 ) -> Result<(Decision, Judgement), NoLegalMove> {
     let pos = &game.position;
-    let decision = retrieve_and_reuse(knowledge.generic(), pos, cfg, &limits, castling, true)?;
+    let without = knowledge.without();
+    let decision = retrieve_and_reuse(
+        (knowledge.generic(), without),
+        pos,
+        cfg,
+        &limits,
+        castling,
+        true,
+    )?;
     let Some(player) = knowledge.player() else {
         let judged = judge(
-            knowledge.generic(),
+            (knowledge.generic(), without),
             game,
             &decision,
             cfg,
+            &cfg.model,
             &limits,
             memory,
             None,
         );
         return Ok((decision, judged));
     };
-    let own = retrieve_and_reuse(player.cases(), pos, cfg, &limits, castling, true)?;
-    // The generic model as fitted to the player, when the layer reads it.
-    let fitted = cfg.player.model.then(|| player.model(&cfg.model)).flatten();
-    let cfg_at = match fitted {
-        Some(model) => std::borrow::Cow::Owned(EngineConfig {
-            model,
-            ..cfg.clone()
-        }),
-        None => std::borrow::Cow::Borrowed(cfg),
-    };
+    let own = retrieve_and_reuse((player.cases(), None), pos, cfg, &limits, castling, true)?;
+    // A level plays its own model (its calibration is its strength); else the generic model
+    // as fitted to the player, when the layer reads it (their likeness).
+    let prior = player.prior(&cfg.model, cfg.player.model && cfg.elo.is_none());
     let judged = judge(
-        knowledge.generic(),
+        (knowledge.generic(), without),
         game,
         &decision,
-        cfg_at.as_ref(),
+        cfg,
+        &prior,
         &limits,
         memory,
         Some((player, &own)),
@@ -604,7 +709,7 @@ pub fn judge_position(
 /// Retrieve, adapt and vote, within the retrieval's share of the deadline when a search is to
 /// follow (`revising`), else within the whole of it.
 fn retrieve_and_reuse(
-    cb: &CaseBase,
+    (cb, without): (&CaseBase, Option<&Without>),
     pos: &shakmaty::Chess,
     cfg: &EngineConfig,
     limits: &Limits<'_>,
@@ -620,7 +725,7 @@ fn retrieve_and_reuse(
         ),
         other => other,
     };
-    reuse(
+    reuse_without(
         cb,
         pos,
         &cfg.reuse,
@@ -629,19 +734,23 @@ fn retrieve_and_reuse(
             ..*limits
         },
         castling,
+        without,
     )
 }
 
 /// The move model's judgement: search every legal move (the cases' favourites first), gather
-/// the evidence, and pick by style.
+/// the evidence, and pick by style; `model` gives the probabilities (`cfg`'s, or it as fitted
+/// to a player).
+#[allow(clippy::too_many_arguments)]
 fn judge(
-    cb: &CaseBase,
+    (cb, without): (&CaseBase, Option<&Without>),
     game: &Game,
     decision: &Decision,
     cfg: &EngineConfig,
+    model: &crate::model::ModelConfig,
     limits: &Limits<'_>,
     memory: &mut Memory,
-    player: Option<(&crate::player::Player, &Decision)>,
+    player: Option<(&Player, &Decision)>,
 ) -> Judgement {
     let pos = &game.position;
     let legal = legal_moves_within(pos, limits.moves);
@@ -655,38 +764,40 @@ fn judge(
     let votes = decision.votes();
     let evidence = evidence(
         cb,
+        without,
         pos,
         ctx,
         Some(&votes),
         search
             .as_ref()
             .map(|r| (root.as_slice(), r.iterations.as_slice())),
-        cfg.model.smoothing,
+        model.smoothing,
     );
-    let network = cfg
-        .model
+    let network = model
         .network
         .as_ref()
         .map_or_else(Vec::new, |n| n.scores(&evidence));
-    let mut probabilities = cfg.model.probabilities(&evidence);
-    let player = player.map(|(player, own)| {
-        let votes = own.votes();
-        let theirs = PlayerEvidence::gather(
-            player,
-            cb,
-            game,
-            &evidence.moves,
-            Some(&votes),
-            &cfg.player,
-            cfg.model.smoothing,
-        );
-        let generic = std::mem::take(&mut probabilities);
-        probabilities = layered(&generic, &theirs, &cfg.player);
-        PlayerJudgement {
-            evidence: theirs,
-            generic,
+    let (mut probabilities, player) = match player {
+        None => (model.probabilities(&evidence), None),
+        Some((player, own)) => {
+            let votes = own.votes();
+            let theirs = PlayerEvidence::gather(
+                player,
+                cb,
+                game,
+                &evidence.moves,
+                Some(&votes),
+                &cfg.player,
+                model.smoothing,
+            );
+            let layered = Player::probabilities(model, &evidence, &theirs, &cfg.player);
+            let judged = PlayerJudgement {
+                evidence: theirs,
+                generic: layered.generic,
+            };
+            (layered.probabilities, Some(judged))
         }
-    });
+    };
     // `searchmoves`: only the allowed moves keep their probability.
     if legal.len() < evidence.moves.len() {
         for (p, m) in probabilities.iter_mut().zip(&evidence.moves) {
@@ -717,7 +828,7 @@ fn judge(
         root,
         chosen,
         erred,
-        weights: cfg.model.vector(),
+        weights: model.vector(),
         network,
         position: pos.clone(),
         player,

@@ -339,6 +339,11 @@ pub struct ClockMemory {
 }
 
 impl ClockMemory {
+    /// The largest clock of the mover seen in this game so far (0 before the first `go`).
+    pub fn base(&self) -> f64 {
+        self.base
+    }
+
     /// The clock situation at a `go` at `ply` (half-moves from the game's start) with `left` and
     /// `their_left` seconds and these increments; remembered for the next `go`. A `go` that
     /// does not follow the last one by two plies starts a new game's memory.

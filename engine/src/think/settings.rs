@@ -16,7 +16,7 @@ use crate::choice::Choice;
 use crate::retrieve::Mode;
 use crate::reuse::Weights;
 use crate::search::{Evaluation, MAX_DEPTH};
-use crate::think::config::{EngineConfig, Style};
+use crate::think::config::{EngineConfig, PlayerClock, Style};
 
 /// A setting's type and range (inclusive).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -132,7 +132,7 @@ pub(crate) const MAX_TOLERANCE: i32 = 10_000;
 pub(crate) const MAX_SEED: i64 = 2_147_483_647;
 
 /// Every reasoner setting. The order is the UCI listing's and the genes'.
-pub static SETTINGS: [Setting; 15] = [
+pub static SETTINGS: [Setting; 17] = [
     Setting {
         name: "style",
         uci: Some("Style"),
@@ -328,6 +328,43 @@ pub static SETTINGS: [Setting; 15] = [
         set: |c, v| {
             if let Value::Bool(b) = v {
                 c.human_time = b;
+            }
+        },
+    },
+    Setting {
+        name: "player-strength",
+        uci: Some("PlayerStrength"),
+        file: Some("player_strength"),
+        cli: true,
+        kind: Kind::Bool,
+        help: "a player file plays at the level of its player's rating at the game's speed \
+               (false: the player's likeliest move, as strong as that makes it); UCI_Elo, \
+               when set, is played instead",
+        gene: None,
+        needs_revise: false,
+        get: |c| Value::Bool(c.player_strength),
+        set: |c, v| {
+            if let Value::Bool(b) = v {
+                c.player_strength = b;
+            }
+        },
+    },
+    Setting {
+        name: "player-clock",
+        uci: Some("PlayerClock"),
+        file: Some("player_clock"),
+        cli: true,
+        kind: Kind::Choice(<PlayerClock as Choice>::WORDS),
+        help: "whose rating a player file plays at: auto (the speed of the game's clock), \
+               bullet, blitz, rapid or classical",
+        gene: None,
+        needs_revise: false,
+        get: |c| Value::Choice(c.player_clock.to_string()),
+        set: |c, v| {
+            if let Value::Choice(s) = v
+                && let Ok(clock) = s.parse::<PlayerClock>()
+            {
+                c.player_clock = clock;
             }
         },
     },
@@ -1097,6 +1134,6 @@ mod tests {
             }
             assert!(setting.kind.parse(setting.name, "normalized-ish").is_err());
         }
-        assert_eq!(choices, 4 + 2 + 3, "style, mode and eval");
+        assert_eq!(choices, 4 + 2 + 3 + 5, "style, mode, eval and player clock");
     }
 }

@@ -23,16 +23,16 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use crate::casebase::{CaseBase, CaseBaseError};
-use crate::pgn::MoveClock;
+use crate::pgn::{MoveClock, Speed};
 use crate::player::Loaded;
 use crate::position::{Game, parse_fen, play_line};
 use crate::reuse::{NoLegalMove, expected_to_cp, reuse};
 use crate::revise::Memory;
 use crate::search::Limits;
 use crate::search::RootResult;
-use crate::think::config::EngineConfig;
+use crate::think::config::{EngineConfig, PlayerClock};
 use crate::think::explain::explain;
-use crate::think::pace::{ClockMemory, HumanPlan, cases_time};
+use crate::think::pace::{ClockMemory, ClockSituation, HumanPlan, cases_time};
 use crate::think::timeman::{Clock, plan};
 use crate::think::{DecidedBy, EngineScore, Thought, think};
 use command::parse;
@@ -350,11 +350,28 @@ impl Engine {
             .and_then(|p| p.optimum)
             .filter(|_| !forced)
             .and_then(|o| received.checked_add(o));
-        let config = self.options.reasoner_for_go();
+        let mut config = self.options.reasoner_for_go();
+        // A search that holds (ponder, infinite) reads the clocks without remembering them: the
+        // next `go` of the game is the one that follows the last.
+        let situation = clock
+            .remaining
+            .filter(|_| !hold)
+            .map(|_| self.observe_clocks(params));
+        // A player file plays the rating of the speed of the game's clock (its largest clock
+        // seen in the game: the starting clock's estimate).
+        if config.player_clock == PlayerClock::Auto
+            && let Some(left) = clock.remaining
+        {
+            let base = self.clocks.base().max(left.as_secs_f64());
+            let increment = clock.increment.as_secs_f64();
+            config.player_clock = PlayerClock::of(Speed::of_clock(base, increment));
+        }
         // HumanTime: a person's time for this position, drawn now; the search ends by the
         // longest a legal move would take, and the move waits for its own time.
-        let human = match (config.human_time, plan, clock.remaining) {
-            (true, Some(plan), Some(_)) if !hold => self.human_plan(params, &config, plan.maximum),
+        let human = match (config.human_time, plan, situation) {
+            (true, Some(plan), Some(situation)) if !hold => {
+                self.human_plan(situation, &config, plan.maximum)
+            }
             _ => None,
         };
         let (deadline, optimum) = match &human {
@@ -418,28 +435,33 @@ impl Engine {
         });
     }
 
-    /// The plan of a person's time for this `go` (`None` without a fitted pacing model); the
-    /// longest time is held within `maximum`, the clock's most for this move.
-    fn human_plan(
-        &mut self,
-        params: &GoParams,
-        config: &EngineConfig,
-        maximum: Duration,
-    ) -> Option<HumanPlan> {
-        let pos = &self.game.position;
+    /// The clocks of this `go` as the pacing model reads them, remembered for the next one.
+    fn observe_clocks(&mut self, params: &GoParams) -> ClockSituation {
         let seconds = |ms: Option<u64>| ms.unwrap_or(0) as f64 / 1000.0;
-        let (ours, theirs) = match pos.turn() {
+        let (ours, theirs) = match self.game.position.turn() {
             Color::White => ((params.wtime, params.winc), (params.btime, params.binc)),
             Color::Black => ((params.btime, params.binc), (params.wtime, params.winc)),
         };
-        let ply = self.game.ply();
-        let situation = self.clocks.observe(
-            ply,
+        self.clocks.observe(
+            self.game.ply(),
             seconds(ours.0),
             theirs.0.map_or(seconds(ours.0), |t| t as f64 / 1000.0),
             seconds(ours.1),
             seconds(theirs.1),
-        );
+        )
+    }
+
+    /// The plan of a person's time for this `go` in the clock `situation` (`None` without a
+    /// fitted pacing model); the longest time is held within `maximum`, the clock's most for
+    /// this move.
+    fn human_plan(
+        &mut self,
+        situation: ClockSituation,
+        config: &EngineConfig,
+        maximum: Duration,
+    ) -> Option<HumanPlan> {
+        let pos = &self.game.position;
+        let ply = self.game.ply();
         let mut rng: rand::rngs::StdRng = match config.reuse.seed {
             Some(seed) => rand::SeedableRng::seed_from_u64(seed ^ u64::from(ply)),
             None => rand::SeedableRng::from_os_rng(),

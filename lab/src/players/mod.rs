@@ -8,6 +8,7 @@
 pub mod layer;
 pub mod model;
 mod run;
+pub mod strength;
 
 pub use run::{PlayersArgs, PlayersReport, chart, run};
 

@@ -1,18 +1,18 @@
 //! The generic move model fitted to one player, when their file is built: the rating its
 //! network reads and the weights of the search's verdict and of the crowd's habits (the case
 //! base's features) that make their own moves most likely,
-//! chosen on a sample of them (their file's judge sample: up to 400 moves from ply 10).
+//! chosen on a sample of them (their file's judge sample: up to 400 moves from ply 10), with
+//! their own moves left out of the generic case base.
 //! Bullet players, club players and grandmasters weigh what the search says differently from
 //! the rapid players the model was fitted on; three numbers a player say how.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use shakmaty::CastlingMode;
 
 use precedent::casebase::profile::{PlayedMove, PlayerModel};
-use precedent::casebase::{CaseBase, FitModel};
+use precedent::casebase::{CaseBase, FitModel, Without};
 use precedent::model::{Evidence, ModelConfig};
 use precedent::player::Knowledge;
 use precedent::position::Game;
@@ -40,16 +40,32 @@ fn log_likelihood(model: &ModelConfig, judged: &[(Evidence, usize)]) -> f64 {
     total / judged.len().max(1) as f64
 }
 
-/// Fits the model of `cfg` on `generic` to `moves`, each judged with `movetime` of search.
+/// The search's depth a move when a player's moves are judged for the fit: what the move
+/// model's search reaches in the 20 ms a move the fit was first run with.
+pub const FIT_DEPTH: u32 = 4;
+
+/// The seed of the retrieval's tie-breaks when a player's moves are judged for the fit: the
+/// same votes, and so the same fit, on every build.
+const FIT_SEED: u64 = 1;
+
+/// Fits the model of `cfg` on `generic` to `moves` of the player named `names` (any spelling),
+/// each judged with a search to `depth` and the whole case base retrieved, so that two builds
+/// of one file fit the same numbers. The player's own moves in `generic` are left out of it
+/// ([`Without`]): their moves are not precedents of themselves.
 pub fn fit_model(
     generic: &CaseBase,
     cfg: &EngineConfig,
     moves: &[PlayedMove],
-    movetime: Duration,
+    depth: u32,
+    names: &[String],
 ) -> Result<PlayerModel, String> {
     if cfg.model.is_empty() {
         return Err("the parameters hold no move model to fit".into());
     }
+    let without = Without::player(generic, names);
+    let mut cfg = cfg.clone();
+    cfg.reuse.seed = Some(FIT_SEED);
+    let cfg = &cfg;
     let judged: Vec<(Evidence, usize)> = moves
         .par_iter()
         .map_init(
@@ -62,11 +78,11 @@ pub fn fit_model(
                     history: Vec::new(),
                 };
                 let limits = Limits {
-                    deadline: Some(Instant::now() + movetime),
+                    max_depth: Some(depth.max(1)),
                     ..Limits::default()
                 };
                 let (_, j) = judge_position(
-                    Knowledge::of(generic),
+                    Knowledge::read_without(generic, &without),
                     &game,
                     cfg,
                     limits,
@@ -121,9 +137,10 @@ pub fn fit_model(
     })
 }
 
-/// The build's hook that fits the model (of `cfg` on `generic`) to the player's sample.
-pub fn fit_hook(generic: Arc<CaseBase>, cfg: EngineConfig, movetime: Duration) -> FitModel {
-    FitModel(Arc::new(move |moves: &[PlayedMove]| {
-        fit_model(&generic, &cfg, moves, movetime)
+/// The build's hook that fits the model (of `cfg` on `generic`) to the player's sample, each
+/// move judged with a search to `depth`.
+pub fn fit_hook(generic: Arc<CaseBase>, cfg: EngineConfig, depth: u32) -> FitModel {
+    FitModel(Arc::new(move |moves: &[PlayedMove], names: &[String]| {
+        fit_model(&generic, &cfg, moves, depth, names)
     }))
 }

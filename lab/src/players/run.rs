@@ -5,13 +5,14 @@ use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Move};
 
 use super::layer::{HeldOut, LayerEvidence, Score};
+use super::strength::{StrengthArgs, StrengthResult};
 use super::{Named, is_test_game, players_of, slug};
 use crate::client::Limit;
 use crate::eval::Bars;
@@ -94,10 +95,10 @@ pub struct PlayersArgs {
     /// Threads (positions run in parallel).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// The search's time a position when the generic model is fitted to a player's moves
-    /// (their file's sample), in milliseconds; 0 = no fit.
-    #[arg(long, default_value_t = 20, value_name = "MS")]
-    pub fit_movetime: u64,
+    /// The search's depth a position when the generic model is fitted to a player's moves
+    /// (their file's sample); 0 = no fit.
+    #[arg(long, default_value_t = super::model::FIT_DEPTH, value_name = "N")]
+    pub fit_depth: u32,
     /// Fit the player layer's weights on the measured players' evidence (each player's
     /// figure from weights fitted on the others) and write them to FILE as a parameter
     /// file's `[player]` table.
@@ -106,6 +107,9 @@ pub struct PlayersArgs {
     /// With `--fit`: measure nothing, fit on every player's evidence already in `--out`.
     #[arg(long, requires = "fit")]
     pub fit_only: bool,
+    /// The strength matches of each player's file.
+    #[command(flatten)]
+    pub strength: StrengthArgs,
 }
 
 /// The player layer fitted.
@@ -166,6 +170,9 @@ pub struct Blunders {
     pub generic: f64,
     /// The external engine.
     pub engine: Option<f64>,
+    /// The player's engine imitating them (`PlayerStrength` off), when the player's engine
+    /// plays at their strength.
+    pub likeness: Option<f64>,
     /// Mean losses (cp): human, player's engine, generic.
     pub mean_loss: [f64; 3],
 }
@@ -187,8 +194,13 @@ pub struct PlayerResult {
     pub build_seconds: f64,
     /// The generic engine's matching.
     pub generic: f64,
-    /// The player's engine's, against the generic one's.
+    /// The player's engine's (as it plays: at their strength by default), against the generic
+    /// one's.
     pub player_vs_generic: Versus,
+    /// When the player's engine plays at their strength: the same file imitating them
+    /// (`PlayerStrength` off: their likeliest move by the model fitted to them), against the
+    /// generic engine.
+    pub likeness_vs_generic: Option<Versus>,
     /// The external engine's matching, when measured.
     pub engine: Option<f64>,
     /// The player's engine against the external one.
@@ -201,9 +213,12 @@ pub struct PlayerResult {
     pub ablation: Option<Paired>,
     /// With `--judge`.
     pub blunders: Option<Blunders>,
+    /// With `--strength`: the bot's games against the anchor.
+    pub strength: Option<StrengthResult>,
 }
 
-/// A mean over players with its 95 % interval (their spread).
+/// A mean over players with its 95 % interval (their spread: Student's t with one degree
+/// fewer than players).
 #[derive(Clone, Debug, Serialize)]
 pub struct Mean {
     /// Players averaged.
@@ -228,7 +243,7 @@ impl Mean {
         } else {
             0.0
         };
-        let half = 1.96 * (var / n).sqrt();
+        let half = crate::stats::t_quantile_975(values.len().saturating_sub(1)) * (var / n).sqrt();
         Some(Mean {
             players: values.len(),
             mean,
@@ -251,6 +266,9 @@ pub struct PlayersReport {
     pub mean_vs_generic: Option<Mean>,
     /// The mean gain over the external engine.
     pub mean_vs_engine: Option<Mean>,
+    /// The mean gain over the generic engine of the file imitating them, when the player's
+    /// engine plays at their strength.
+    pub mean_likeness_vs_generic: Option<Mean>,
     /// The mean gain over the generic engine from each number of games.
     pub mean_by_games: Vec<(u64, Mean)>,
     /// The player layer fitted, with `--fit`.
@@ -353,19 +371,15 @@ pub fn run(
             players: Vec::new(),
             mean_vs_generic: None,
             mean_vs_engine: None,
+            mean_likeness_vs_generic: None,
             mean_by_games: Vec::new(),
             layer: Some(fit_layer(&args.out, out)?),
             seconds: started.elapsed().as_secs_f64(),
         });
     }
     let players = selected_players(args)?;
-    let fit = (args.fit_movetime > 0).then(|| {
-        super::model::fit_hook(
-            Arc::clone(&generic),
-            cfg.clone(),
-            Duration::from_millis(args.fit_movetime),
-        )
-    });
+    let fit = (args.fit_depth > 0)
+        .then(|| super::model::fit_hook(Arc::clone(&generic), cfg.clone(), args.fit_depth));
     let notes = bars.bar("players");
     let mut results = Vec::new();
     for (i, named) in players.iter().enumerate() {
@@ -413,6 +427,9 @@ pub fn run(
         ),
         mean_vs_generic: Mean::of(&deltas(&|r| Some(r.player_vs_generic.delta.delta))),
         mean_vs_engine: Mean::of(&deltas(&|r| r.player_vs_engine.as_ref().map(|p| p.delta))),
+        mean_likeness_vs_generic: Mean::of(&deltas(&|r| {
+            r.likeness_vs_generic.as_ref().map(|l| l.delta.delta)
+        })),
         mean_by_games,
         players: results,
         layer: match &args.fit {
@@ -650,7 +667,7 @@ fn player_outcomes(
 /// file is built, measured by `with_partial` and removed.
 fn partial_files(
     args: &PlayersArgs,
-    (named, fit): (&Named, &Option<FitModel>),
+    (named, fit, generic): (&Named, &Option<FitModel>, &CaseBase),
     train_games: u64,
     (generic_out, engine_out): (&[Outcome], Option<&[Outcome]>),
     with_partial: &dyn Fn(&Player, &str) -> Vec<Outcome>,
@@ -662,7 +679,7 @@ fn partial_files(
     sizes.dedup();
     for n in sizes.into_iter().filter(|n| *n < train_games) {
         let part = args.out.join(format!("{name}.first-{n}.cb"));
-        let (partial, _, _) = player_file(args, (named, fit), &part, Some(n))?;
+        let (partial, _, _) = player_file(args, (named, fit), (&part, generic), Some(n))?;
         let o = with_partial(&partial, &format!("first {n} games"));
         drop(partial);
         let _ = std::fs::remove_file(&part);
@@ -680,13 +697,13 @@ fn partial_files(
 fn player_file(
     args: &PlayersArgs,
     (named, fit): (&Named, &Option<FitModel>),
-    file: &Path,
+    (file, generic): (&Path, &CaseBase),
     first: Option<u64>,
 ) -> Result<(Player, u64, f64), EvalError> {
     let (train_games, build_seconds) = build_file(args, named, file, first, fit)?;
     let player = Player::of(CaseBase::open(file)?)
         .map_err(|cb| EvalError::Other(format!("{}: built without a profile", cb.name())))?;
-    Ok((player, train_games, build_seconds))
+    Ok((player.on(generic), train_games, build_seconds))
 }
 
 /// Runs the reasoner over `positions` with these settings, a progress bar named `what` for
@@ -708,12 +725,20 @@ fn reasoner_over<'a>(
 
 /// Where the generic engine's outcomes for player `name` are kept: they depend on the positions
 /// and the settings alone (not the player's weights), so a rerun reuses them.
-fn generic_path(args: &PlayersArgs, name: &str, cfg: &EngineConfig, seed: u64) -> PathBuf {
+fn generic_path(
+    args: &PlayersArgs,
+    name: &str,
+    cfg: &EngineConfig,
+    (seed, without): (u64, u64),
+) -> PathBuf {
     let generic_cfg = EngineConfig {
         player: PlayerWeights::default(),
         ..cfg.clone()
     };
-    let settings = format!("{:?} {:?} {seed}", args.movetime, generic_cfg);
+    let settings = format!(
+        "{:?} {:?} {seed} without {without}",
+        args.movetime, generic_cfg
+    );
     args.out
         .join(format!("{name}.generic-{}.jsonl", digest(&settings)))
 }
@@ -732,7 +757,8 @@ fn measure(
 ) -> Result<PlayerResult, EvalError> {
     let name = slug(&named.name);
     let file = args.out.join(format!("{name}.cb"));
-    let (player, train_games, build_seconds) = player_file(args, (named, fit), &file, None)?;
+    let (player, train_games, build_seconds) =
+        player_file(args, (named, fit), (&file, generic), None)?;
     let exclude = knowledge_keys(Knowledge::with_player(generic, &player));
     let (samples, test_games) = test_positions(args, named, &exclude, seed)?;
     let positions = positions_of(&samples);
@@ -743,11 +769,13 @@ fn measure(
         DEFAULT_REVISE_MOVETIME_MS,
     );
     let reasoner = reasoner_over(&positions, cfg, (budget, seed), bars);
-    let generic_path = generic_path(args, &name, cfg, seed);
+    let without = player.without();
+    let generic_path = generic_path(args, &name, cfg, (seed, without.cases()));
     let generic_out = match cached(&generic_path, &samples) {
         Some(o) => o,
         None => {
-            let o = reasoner(Knowledge::of(generic), "generic engine");
+            // The generic engine reads the case base without the player's own moves too.
+            let o = reasoner(Knowledge::read_without(generic, without), "generic engine");
             write_outcomes(&generic_path, &outcome_lines(&samples, &o))?;
             o
         }
@@ -757,6 +785,29 @@ fn measure(
         &args.out.join(format!("{name}.player.jsonl")),
         &outcome_lines(&samples, &own),
     )?;
+    // At their strength, the same file imitating them too; the layer's evidence is the
+    // imitation's (its weights move the model fitted to them).
+    let (likeness, evidence) = match cfg.player_strength {
+        true => {
+            let imitating = EngineConfig {
+                player_strength: false,
+                ..cfg.clone()
+            };
+            let (o, e) = player_outcomes(
+                (generic, &player),
+                &samples,
+                &imitating,
+                (budget, seed),
+                bars,
+            );
+            write_outcomes(
+                &args.out.join(format!("{name}.likeness.jsonl")),
+                &outcome_lines(&samples, &o),
+            )?;
+            (Some(o), e)
+        }
+        false => (None, evidence),
+    };
     super::layer::write(&args.out.join(format!("{name}.evidence.jsonl")), &evidence)?;
     let engine_out = match &args.engine {
         Some(cmd) => Some(external_outcomes(
@@ -767,7 +818,13 @@ fn measure(
     let against = (generic_out.as_slice(), engine_out.as_deref());
     let with_partial =
         |partial: &Player, what: &str| reasoner(Knowledge::with_player(generic, partial), what);
-    let mut by_games = partial_files(args, (named, fit), train_games, against, &with_partial)?;
+    let mut by_games = partial_files(
+        args,
+        (named, fit, generic),
+        train_games,
+        against,
+        &with_partial,
+    )?;
     by_games.push(BySize {
         games: train_games,
         vs_generic: versus(&own, &generic_out),
@@ -792,12 +849,30 @@ fn measure(
                 judge_limit,
                 &samples,
                 [&own, &generic_out],
-                engine,
+                (engine, likeness.as_deref()),
                 threads,
                 bars,
             )
         })
         .transpose()?;
+    let strength = match &args.strength.anchor {
+        Some(_) => {
+            let engine = std::env::current_exe()
+                .map_err(|e| EvalError::Other(format!("the running binary: {e}")))?;
+            let note = bars.bar("strength match");
+            note.note(&format!(
+                "{}: {} games against the anchor",
+                named.name, args.strength.strength_games
+            ));
+            Some(super::strength::play(
+                &args.strength,
+                (&engine, &file, &player),
+                cfg,
+                &args.out,
+            )?)
+        }
+        None => None,
+    };
     let generic_rate = rate(&generic_out);
     Ok(PlayerResult {
         player: named.clone(),
@@ -808,12 +883,14 @@ fn measure(
         build_seconds,
         generic: generic_rate,
         player_vs_generic: versus(&own, &generic_out),
+        likeness_vs_generic: likeness.as_ref().map(|l| versus(l, &generic_out)),
         engine: engine_out.as_ref().map(|e| rate(e)),
         player_vs_engine: engine_out.as_ref().map(|e| versus(&own, e).delta),
         by_phase,
         by_games,
         ablation,
         blunders,
+        strength,
     })
 }
 
@@ -824,7 +901,7 @@ fn judge_all(
     limit: &str,
     samples: &[Sample],
     [own, generic]: [&[Outcome]; 2],
-    engine: Option<&[Outcome]>,
+    (engine, likeness): (Option<&[Outcome]>, Option<&[Outcome]>),
     threads: usize,
     bars: &dyn Bars,
 ) -> Result<Blunders, EvalError> {
@@ -838,6 +915,7 @@ fn judge_all(
                 own[i].played,
                 generic[i].played,
                 engine.and_then(|e| e[i].played),
+                likeness.and_then(|l| l[i].played),
             ];
             for m in played.into_iter().flatten() {
                 if !moves.contains(&m) {
@@ -864,11 +942,13 @@ fn judge_all(
     let player = stats(gather(&|i| own[i].played));
     let generic_stats = stats(gather(&|i| generic[i].played));
     let ext = engine.map(|e| stats(gather(&|i| e[i].played)));
+    let imitating = likeness.map(|l| stats(gather(&|i| l[i].played)));
     Ok(Blunders {
         human: human.1,
         player: player.1,
         generic: generic_stats.1,
         engine: ext.map(|e| e.1),
+        likeness: imitating.map(|l| l.1),
         mean_loss: [human.0, player.0, generic_stats.0],
     })
 }
@@ -941,6 +1021,30 @@ impl PlayersReport {
         };
         writeln!(f, "mean, player - generic: {}", mean(&self.mean_vs_generic))?;
         writeln!(f, "mean, player - engine:  {}", mean(&self.mean_vs_engine))?;
+        if self.players.iter().any(|r| r.likeness_vs_generic.is_some()) {
+            writeln!(
+                f,
+                "imitating them (PlayerStrength false), against the generic engine:"
+            )?;
+            for r in &self.players {
+                if let Some(l) = &r.likeness_vs_generic {
+                    writeln!(
+                        f,
+                        "  {:<22} {} % ({}); at their strength {} %",
+                        r.player.name,
+                        pct(l.rate),
+                        points(&l.delta),
+                        pct(r.player_vs_generic.rate)
+                    )?;
+                }
+            }
+            writeln!(
+                f,
+                "mean, imitating - generic: {}",
+                mean(&self.mean_likeness_vs_generic)
+            )?;
+        }
+        self.write_strength(f)?;
         for (n, m) in &self.mean_by_games {
             writeln!(
                 f,
@@ -990,15 +1094,52 @@ impl PlayersReport {
             if let Some(b) = &r.blunders {
                 writeln!(
                     f,
-                    "blunders {:<13} human {} %, player's engine {} %, generic {} %{}",
+                    "blunders {:<13} human {} %, player's engine {} %, generic {} %{}{}",
                     r.player.name,
                     pct(b.human),
                     pct(b.player),
                     pct(b.generic),
                     b.engine
-                        .map_or(String::new(), |e| format!(", engine {} %", pct(e)))
+                        .map_or(String::new(), |e| format!(", engine {} %", pct(e))),
+                    b.likeness
+                        .map_or(String::new(), |l| format!(", imitating {} %", pct(l)))
                 )?;
             }
+        }
+        Ok(())
+    }
+
+    /// Each player's strength match: the rating and level their bot plays at, the anchor,
+    /// the games and the Elo.
+    fn write_strength(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.players.iter().all(|r| r.strength.is_none()) {
+            return Ok(());
+        }
+        writeln!(
+            f,
+            "at their strength: {:<22} {:>16} {:>6} {:>7} {:>6} {:>14} {:>6} {:>18}",
+            "", "rating", "level", "anchor", "games", "+ = -", "score", "Elo (95 %)"
+        )?;
+        for r in &self.players {
+            let Some(s) = &r.strength else {
+                continue;
+            };
+            let rating = match &s.speed {
+                Some(speed) => format!("{} {speed}", s.rating),
+                None => s.rating.to_string(),
+            };
+            writeln!(
+                f,
+                "                   {:<22} {:>16} {:>6} {:>7} {:>6} {:>14} {:>6} {:>18}",
+                r.player.name,
+                rating,
+                s.level,
+                s.anchor,
+                s.games,
+                format!("+{} ={} -{}", s.wins, s.draws, s.losses),
+                format!("{:.1}%", 100.0 * s.score),
+                format!("{:.0} ({:.0}-{:.0})", s.elo, s.elo_low, s.elo_high)
+            )?;
         }
         Ok(())
     }

@@ -8,7 +8,7 @@ mod run;
 pub use run::{WhoArgs, WhoReport, run};
 
 use precedent::casebase::CaseBase;
-use precedent::player::{Knowledge, Player, PlayerEvidence, layered};
+use precedent::player::{Knowledge, Player, PlayerEvidence};
 use precedent::position::Game;
 use precedent::reuse::reuse;
 use precedent::revise::Memory;
@@ -131,12 +131,9 @@ fn log_likelihoods(
                 &cfg.player,
                 cfg.model.smoothing,
             );
-            let prior = match cfg.player.model.then(|| player.model(&cfg.model)).flatten() {
-                Some(model) => model.probabilities(&j.evidence),
-                None => j.probabilities.clone(),
-            };
-            let p = layered(&prior, &evidence, &cfg.player);
-            p[at].max(1e-6).ln()
+            let prior = player.prior(&cfg.model, cfg.player.model);
+            let p = Player::probabilities(&prior, &j.evidence, &evidence, &cfg.player);
+            p.probabilities[at].max(1e-6).ln()
         })
         .collect()
 }

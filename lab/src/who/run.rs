@@ -90,7 +90,7 @@ pub fn load_players(paths: &[PathBuf]) -> Result<Vec<(String, Player)>, EvalErro
                     cb.name()
                 ))
             })?;
-            Ok((f.display().to_string(), player))
+            Ok((f.display().to_string(), player.with_cases()?))
         })
         .collect()
 }

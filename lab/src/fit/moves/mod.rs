@@ -260,11 +260,19 @@ pub fn features(
             .filter_map(|(t, share)| Some((parse_move(&pos, t)?, *share)))
             .collect()
     };
-    let own = evidence(cb, &pos, ctx, Some(&votes(&r.votes)), search, smoothing);
+    let own = evidence(
+        cb,
+        None,
+        &pos,
+        ctx,
+        Some(&votes(&r.votes)),
+        search,
+        smoothing,
+    );
     let played = own.moves.iter().position(|m| *m == human)?;
     let ablated = match (one_game, &r.ablated_votes) {
         (Some(one), Some(v)) => {
-            let e = evidence(one, &pos, ctx, Some(&votes(v)), search, smoothing);
+            let e = evidence(one, None, &pos, ctx, Some(&votes(v)), search, smoothing);
             (e.moves == own.moves).then_some(e.features)
         }
         _ => None,
