@@ -475,3 +475,48 @@ fn a_player_file_plays_at_the_level_of_its_players_rating_unless_told_otherwise(
         "{text}"
     );
 }
+
+#[test]
+fn a_judged_player_file_fits_its_bots_errors_to_theirs_the_same_way_twice() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    let scorer = fixture("engines/scorer.py");
+    let judge = format!("{} {}", common::python(), scorer.display());
+    let args = [
+        "--player",
+        "YuraYak69",
+        "--judge",
+        judge.as_str(),
+        "--judge-limit",
+        "depth=1",
+        "--error-nodes",
+        "3000",
+        "--fit-depth",
+        "2",
+    ];
+    let first = build(dir.path(), "yura", sample.to_str().expect("utf-8"), &args);
+    let again = build(dir.path(), "yura2", sample.to_str().expect("utf-8"), &args);
+    let profile = |cb: &str| run_json(&["info", cb, "--json"])["build"]["profile"].clone();
+    let (a, b) = (profile(&first), profile(&again));
+    let errors = &a["errors"];
+    // Rated 2065: level 2000, a drawn level, fitted.
+    assert_eq!(errors["level"], 2000, "{a}");
+    assert_eq!(errors["note"], serde_json::Value::Null, "{a}");
+    let factor = errors["factor"].as_f64().expect("a factor");
+    assert!((0.5..=8.0).contains(&factor), "{factor}");
+    assert_eq!(errors["target"], a["judged"]["blunder_rate"], "{a}");
+    assert!(errors["positions"].as_u64().expect("positions") > 0);
+    // Phases of their judged moves, and the same fit from the same games.
+    assert!(
+        !a["judged"]["phases"].as_array().expect("phases").is_empty(),
+        "{a}"
+    );
+    assert_eq!(a["errors"], b["errors"], "two builds fit the same factor");
+    assert_eq!(a["model"], b["model"], "two builds fit the same model");
+    let report = run(&["info", &first, "--report", "--movetime", "5"]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(text.contains("their bot at level 2000 errs"), "{text}");
+    assert!(text.contains("Strength (PlayerStrength true"), "{text}");
+    assert!(text.contains("Likeness (PlayerStrength false"), "{text}");
+}

@@ -6,11 +6,8 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use super::progress;
-use precedent::casebase::profile::{Judged, PlayedMove};
-use precedent::casebase::{BuildConfig, BuildOptions, Judge, build};
-use precedent_lab::Silent;
-use precedent_lab::client::Limit;
-use precedent_lab::eval::{judge_moves, loss_stats};
+use precedent::casebase::{BuildConfig, BuildOptions, build};
+use precedent_lab::players::errors::{ERROR_FIT_NODES, ErrorFitter, judge_hook};
 use precedent_lab::players::model::{FIT_DEPTH, fit_hook};
 
 /// Arguments of `precedent build`.
@@ -37,6 +34,11 @@ pub struct Args {
     /// The judge's limit per position.
     #[arg(long, default_value = "depth=12", requires = "judge")]
     judge_limit: String,
+    /// A player file judged: the nodes of the bot's search a position when its errors are
+    /// fitted to the player's (its blunder rate at their strength, on their judged positions,
+    /// made theirs); 0 = no fit.
+    #[arg(long, default_value_t = ERROR_FIT_NODES, value_name = "N", requires = "judge")]
+    error_nodes: u64,
     /// A player file: the depth of the search a move when the embedded move model is fitted
     /// to a sample of the player's moves (the rating it reads for them, how much the search
     /// sways them); a fixed depth, so that two builds fit the same numbers; 0 = no fit.
@@ -96,20 +98,41 @@ pub fn run(args: Args) -> Result<()> {
                 !args.players.is_empty() || args.main_player,
                 "--judge judges a player's moves: give --player or --main-player"
             );
-            Some(judge(command.clone(), args.judge_limit.parse()?))
+            Some(judge_hook(
+                command.clone(),
+                args.judge_limit.parse()?,
+                super::threads_or_cores(None),
+            ))
         }
         None => None,
     };
     let player_file = !args.players.is_empty() || args.main_player;
-    let fit = if player_file && args.fit_depth > 0 {
-        let generic = std::sync::Arc::new(precedent::casebase::CaseBase::embedded()?);
-        Some(fit_hook(
-            generic,
-            precedent::think::EngineConfig::default(),
-            args.fit_depth,
-        ))
+    let generic = if player_file && (args.fit_depth > 0 || args.judge.is_some()) {
+        Some(Arc::new(precedent::casebase::CaseBase::embedded()?))
     } else {
         None
+    };
+    let fit = match &generic {
+        Some(g) if args.fit_depth > 0 => Some(fit_hook(
+            Arc::clone(g),
+            precedent::think::EngineConfig::default(),
+            args.fit_depth,
+        )),
+        _ => None,
+    };
+    let fit_errors = match (&generic, &args.judge) {
+        (Some(g), Some(command)) if args.error_nodes > 0 => Some(
+            ErrorFitter {
+                generic: Arc::clone(g),
+                cfg: precedent::think::EngineConfig::default(),
+                judge: command.clone(),
+                limit: args.judge_limit.parse()?,
+                nodes: args.error_nodes,
+                threads: super::threads_or_cores(None),
+            }
+            .hook(),
+        ),
+        _ => None,
     };
     let config = BuildConfig {
         inputs: args.inputs,
@@ -132,6 +155,7 @@ pub fn run(args: Args) -> Result<()> {
         strict: args.strict,
         judge,
         fit,
+        fit_errors,
     };
     let bar = progress::spinner();
     let summary = build(&config, &mut |p| {
@@ -172,26 +196,4 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The judge of a player's moves: an external engine's loss for each, on both cores.
-pub fn judge(command: String, limit: Limit) -> Judge {
-    let name = format!("{command} ({})", limit.go_args());
-    Judge(Arc::new(move |moves: &[PlayedMove]| {
-        let listed: Vec<_> = moves
-            .iter()
-            .map(|m| (m.position.clone(), vec![m.mv]))
-            .collect();
-        let threads = super::threads_or_cores(None);
-        let losses = judge_moves(&command, &[], limit, &listed, threads, &Silent)
-            .map_err(|e| e.to_string())?;
-        let flat: Vec<i32> = losses.into_iter().flatten().collect();
-        let (mean_loss, blunder_rate, _) = loss_stats(&flat).unwrap_or((0.0, 0.0, 0));
-        Ok(Judged {
-            judge: name.clone(),
-            positions: flat.len() as u64,
-            blunder_rate,
-            mean_loss,
-        })
-    }))
 }

@@ -47,6 +47,7 @@ pub fn run(args: Args) -> Result<()> {
             super::ensure_writable("--svg", path)?;
         }
         let generic = CaseBase::embedded()?;
+        let player = player.on(&generic);
         let d = dossier(
             &player,
             &generic,

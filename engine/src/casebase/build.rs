@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{Color, Position};
 
 use super::patterns::LastMove;
-use super::profile::{Judged, PlayedMove, PlayerModel, ProfileBuilder};
+use super::profile::{ErrorFit, Judged, PlayedMove, PlayerModel, ProfileBuilder};
 use super::record::{CaseClock, GameControl};
 use crate::case::CaseMove;
 use crate::case::Planes;
@@ -36,6 +36,8 @@ pub struct BuildConfig {
     pub judge: Option<Judge>,
     /// For a player file: fits the generic move model to a sample of the player's moves.
     pub fit: Option<FitModel>,
+    /// For a player file judged: fits their bot's errors to theirs.
+    pub fit_errors: Option<FitErrors>,
 }
 
 /// What fits the generic move model to a player's moves (the player named by the names given,
@@ -49,6 +51,21 @@ pub struct FitModel(pub Arc<FitMoves>);
 impl std::fmt::Debug for FitModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("FitModel")
+    }
+}
+
+/// What fits a player's bot's errors to theirs (their sample of moves, their names, their
+/// profile so far, judged), or says why it could not.
+pub type FitErrorsFn =
+    dyn Fn(&[PlayedMove], &[String], &super::Profile) -> Result<ErrorFit, String> + Send + Sync;
+
+/// Fits a player's bot's error appetite to their errors (the lab's judge and the engine).
+#[derive(Clone)]
+pub struct FitErrors(pub Arc<FitErrorsFn>);
+
+impl std::fmt::Debug for FitErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FitErrors")
     }
 }
 
@@ -95,6 +112,9 @@ pub enum BuildError {
     /// Fitting the move model to the player's moves failed.
     #[error("fitting the move model to the player's moves: {0}")]
     Fit(String),
+    /// Fitting the bot's errors to the player's failed.
+    #[error("fitting the bot's errors to the player's: {0}")]
+    Errors(String),
     /// A player file would hold no game: the names match none, or all were left out.
     #[error("{0}")]
     NoPlayerGames(String),
@@ -732,5 +752,12 @@ fn finish_profile(
         }
         _ => None,
     };
-    Ok(builder.finish(judged, model))
+    let mut profile = builder.finish(judged, model);
+    if let (Some(FitErrors(fit)), Some(_)) = (&config.fit_errors, &profile.judged)
+        && !sample.is_empty()
+    {
+        let fitted = fit(&sample, &config.options.players, &profile).map_err(BuildError::Errors)?;
+        profile.errors = Some(fitted);
+    }
+    Ok(profile)
 }

@@ -731,8 +731,8 @@ impl CaseBase {
 #[cfg(test)]
 mod tests;
 pub use build::{
-    BuildConfig, BuildError, FitModel, Judge, build, is_held_out, main_player, nearest_names,
-    player_names,
+    BuildConfig, BuildError, FitErrors, FitModel, Judge, build, is_held_out, main_player,
+    nearest_names, player_names,
 };
 pub use pack::{decompressed, pack_and_compress};
 pub use patterns::{LastMove, MoveContext};

@@ -56,6 +56,30 @@ pub struct Profile {
     /// The generic move model as fitted to a sample of their moves: the rating it reads and
     /// how much the search sways them.
     pub model: Option<PlayerModel>,
+    /// How their bot errs at their strength, fitted to their errors (`build --judge`).
+    pub errors: Option<ErrorFit>,
+}
+
+/// The error appetite of a player's bot, fitted so that at their strength it blunders as often
+/// as they do on a sample of their own positions (by the judge that judged their moves).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ErrorFit {
+    /// The level the bot plays at their rating (of the speed of most of their games).
+    pub level: u16,
+    /// The factor on the level's error appetite (its temperature multiplied, its errors rule's
+    /// ratio divided): 1 leaves the level as calibrated.
+    pub factor: f64,
+    /// Positions of theirs the bot was tried on.
+    pub positions: u64,
+    /// Their blunder rate there.
+    pub target: f64,
+    /// The bot's at factor 1 (the level as calibrated).
+    pub calibrated: f64,
+    /// The bot's at the factor chosen.
+    pub fitted: f64,
+    /// Why the factor is 1 when it was not fitted (a level that errs by no draw or rule).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
 }
 
 fn one() -> f64 {
@@ -75,7 +99,9 @@ pub struct PlayerModel {
     pub cases_weight: f64,
     /// Moves it was fitted on.
     pub positions: u64,
-    /// Their mean log-likelihood under it, against the model as the default style reads it.
+    /// Their mean log-likelihood under it on moves it did not choose its numbers on (each half
+    /// of the sample read with the numbers fitted on the other half; a file built before
+    /// 2026-12-06 holds the figure on the moves it was fitted on).
     pub log_likelihood: f64,
     /// The same under the default style's model.
     pub default_log_likelihood: f64,
@@ -183,6 +209,41 @@ pub struct Judged {
     pub blunder_rate: f64,
     /// Mean loss, centipawns.
     pub mean_loss: f64,
+    /// The same by phase of the game ([`PHASES`]); empty in a file built before phases.
+    #[serde(default)]
+    pub phases: Vec<PhaseErrors>,
+}
+
+/// The phases of a game the errors are told by: plies from, to (inclusive).
+pub const PHASES: [(u32, u32); 2] = [(JUDGED_FROM_PLY, 39), (40, u32::MAX)];
+
+/// The player's errors in one phase of their games.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseErrors {
+    /// The phase, `plies 10-39` or `plies 40+`.
+    pub phase: String,
+    /// Moves judged in it.
+    pub positions: u64,
+    /// Share of them losing at least the blunder threshold.
+    pub blunder_rate: f64,
+    /// Mean loss, centipawns.
+    pub mean_loss: f64,
+}
+
+/// The name of a phase of [`PHASES`].
+pub fn phase_name((from, to): (u32, u32)) -> String {
+    match to {
+        u32::MAX => format!("plies {from}+"),
+        _ => format!("plies {from}-{to}"),
+    }
+}
+
+impl PlayedMove {
+    /// The ply of the move in its game (0: White's first).
+    pub fn ply(&self) -> u32 {
+        let moves = u32::from(self.position.fullmoves()).saturating_sub(1);
+        2 * moves + u32::from(self.position.turn() == Color::Black)
+    }
 }
 
 /// A move of the player's, for the judge and the model's fit: the position before it, the
@@ -401,6 +462,7 @@ impl ProfileBuilder {
             openings: Openings { white, black },
             judged,
             model,
+            errors: None,
         }
     }
 }

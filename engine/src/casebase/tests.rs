@@ -486,6 +486,7 @@ fn built_from(dir: &Path, pgn: &str) -> CaseBase {
         strict: true,
         judge: None,
         fit: None,
+        fit_errors: None,
     };
     build::build(&config, &mut |_| {}).expect("build");
     CaseBase::open(&out).expect("open")

@@ -125,6 +125,12 @@ impl Player {
         strength_of(&self.profile, speed)
     }
 
+    /// How much more (or less) than its calibration the level of their strength errs for
+    /// them: their file's error fit (1 without one).
+    pub fn error_factor(&self) -> f64 {
+        self.profile.errors.as_ref().map_or(1.0, |e| e.factor)
+    }
+
     /// The moves the player played in the position of `pos` (their repertoire: the exact
     /// position, by its contents) with how often, the most played first; empty where they
     /// have not been.

@@ -18,6 +18,7 @@ fn fixture_cb(dir: &Path) -> CaseBase {
         strict: false,
         judge: None,
         fit: None,
+        fit_errors: None,
     };
     build(&config, &mut |_| {}).expect("fixture builds");
     CaseBase::open(&out).expect("fixture case base opens")

@@ -178,6 +178,11 @@ pub struct EngineConfig {
     /// The speed whose rating a player file plays at (`PlayerClock`).
     #[serde(skip)]
     pub player_clock: PlayerClock,
+    /// How much more a `human` level errs than it was calibrated to: its temperature
+    /// multiplied, its errors rule's ratio divided by it (1: as calibrated). What a player
+    /// file's error fit sets ([`crate::casebase::profile::ErrorFit`]), and what that fit tries.
+    #[serde(skip)]
+    pub error_factor: f64,
 }
 
 /// A level of play: the move model fitted on the moves of players of one rating band, and the
@@ -424,6 +429,7 @@ impl EngineConfig {
             player: PlayerWeights::default(),
             player_strength: true,
             player_clock: PlayerClock::Auto,
+            error_factor: 1.0,
         }
     }
 
@@ -489,7 +495,7 @@ impl EngineConfig {
     /// search no deeper than the level's depth; else this one. The level comes back as played,
     /// with the setting it was chosen for: an `Evaluation` the user set replaces the level's own.
     pub fn resolved(&self) -> (std::borrow::Cow<'_, EngineConfig>, Option<(Level, u16)>) {
-        self.resolved_at(self.elo)
+        self.resolved_at(self.elo, 1.0)
     }
 
     /// The level setting a move is played at, and what set it: `elo` when set; else, with a
@@ -503,12 +509,14 @@ impl EngineConfig {
         Some((strength.rating, LevelFrom::Player(strength)))
     }
 
-    /// [`EngineConfig::resolved`] at the setting `elo` (`None`: no level). A configuration
-    /// resolved at a level has its `elo` set to the setting (clamped), so that what reads it
-    /// knows a level plays.
+    /// [`EngineConfig::resolved`] at the setting `elo` (`None`: no level), a `human` level
+    /// erring `errs` times as much again as `error_factor` says (a player's own fit). A
+    /// configuration resolved at a level has its `elo` set to the setting (clamped), so that
+    /// what reads it knows a level plays.
     pub fn resolved_at(
         &self,
         elo: Option<u16>,
+        errs: f64,
     ) -> (std::borrow::Cow<'_, EngineConfig>, Option<(Level, u16)>) {
         let Some(choice) = elo.and_then(|e| self.level_for(e)) else {
             return (std::borrow::Cow::Borrowed(self), None);
@@ -547,6 +555,7 @@ impl EngineConfig {
                 player: self.player,
                 player_strength: self.player_strength,
                 player_clock: self.player_clock,
+                error_factor: self.error_factor,
             };
             return (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)));
         }
@@ -573,10 +582,19 @@ impl EngineConfig {
         }
         let model = model.with_search_weight(level.search_weight);
         // The levels themselves stay behind: the resolved configuration plays one of them.
+        // A `human` level that errs more (or less) than calibrated: hotter draws, a lower
+        // ratio. Other styles err by neither.
+        let factor = match level.style {
+            Style::Human => (self.error_factor * errs).max(1e-3),
+            _ => 1.0,
+        };
         let cfg = EngineConfig {
             style: level.style,
-            temperature: level.temperature,
-            errors: level.errors,
+            temperature: level.temperature * factor,
+            errors: level.errors.map(|rule| ErringRule {
+                ratio: rule.ratio / factor,
+                ..rule
+            }),
             reuse: self.reuse.clone(),
             revise,
             model,
@@ -588,6 +606,7 @@ impl EngineConfig {
             player: self.player,
             player_strength: self.player_strength,
             player_clock: self.player_clock,
+            error_factor: self.error_factor,
         };
         (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)))
     }
@@ -642,6 +661,31 @@ mod tests {
         );
         assert_eq!(with(Style::Imitate, true, &fitted), (Decider::Model, false));
         assert_eq!(with(Style::Human, true, &fitted), (Decider::Model, false));
+    }
+
+    #[test]
+    fn an_error_factor_heats_a_drawn_level_lowers_a_rules_ratio_and_leaves_best_alone() {
+        let cfg = EngineConfig::default();
+        let at = |elo: u16, errs: f64| {
+            let r = cfg.resolved_at(Some(elo), errs).0.into_owned();
+            (r.style, r.temperature, r.errors.map(|e| e.ratio))
+        };
+        for elo in [1000, 1200, 1400, 1600, 1800, 2000, 2200, 2400, 2600] {
+            let (style, t1, r1) = at(elo, 1.0);
+            let (_, t2, r2) = at(elo, 2.0);
+            match (style, r1) {
+                (Style::Human, Some(r1)) => {
+                    assert!((r2.expect("a rule") - r1 / 2.0).abs() < 1e-12, "{elo}")
+                }
+                (Style::Human, None) => assert!((t2 - 2.0 * t1).abs() < 1e-12, "{elo}"),
+                _ => assert_eq!((t1, r1), (t2, r2), "{elo}"),
+            }
+        }
+        // The configuration's own factor and the player's multiply.
+        let mut hot = cfg.clone();
+        hot.error_factor = 2.0;
+        let (t, _) = (hot.resolved_at(Some(1000), 2.0).0.temperature, ());
+        assert!((t - 4.0 * cfg.resolved_at(Some(1000), 1.0).0.temperature).abs() < 1e-12);
     }
 
     #[test]

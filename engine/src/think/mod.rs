@@ -310,7 +310,12 @@ pub fn think(
 ) -> Result<Thought, NoLegalMove> {
     let started = Instant::now();
     let setting = cfg.level_setting(knowledge.player());
-    let (resolved, level) = cfg.resolved_at(setting.map(|s| s.0));
+    // At the player's strength, the level errs as their file's error fit says.
+    let errs = match (setting, knowledge.player()) {
+        (Some((_, LevelFrom::Player(_))), Some(player)) => player.error_factor(),
+        _ => 1.0,
+    };
+    let (resolved, level) = cfg.resolved_at(setting.map(|s| s.0), errs);
     let cfg = &*resolved;
     let decider = cfg.decider();
     let level = level
@@ -668,13 +673,19 @@ pub fn judge_position(
 ) -> Result<(Decision, Judgement), NoLegalMove> {
     let pos = &game.position;
     let without = knowledge.without();
+    // Every scan of the move (the generic case base's, and the player's) within one share of
+    // the time: the search gets the rest.
+    let scans = Limits {
+        deadline: retrieval_deadline(&limits, true),
+        ..limits
+    };
     let decision = retrieve_and_reuse(
         (knowledge.generic(), without),
         pos,
         cfg,
-        &limits,
+        &scans,
         castling,
-        true,
+        false,
     )?;
     let Some(player) = knowledge.player() else {
         let judged = judge(
@@ -689,7 +700,7 @@ pub fn judge_position(
         );
         return Ok((decision, judged));
     };
-    let own = retrieve_and_reuse((player.cases(), None), pos, cfg, &limits, castling, true)?;
+    let own = retrieve_and_reuse((player.cases(), None), pos, cfg, &scans, castling, false)?;
     // A level plays its own model (its calibration is its strength); else the generic model
     // as fitted to the player, when the layer reads it (their likeness).
     let prior = player.prior(&cfg.model, cfg.player.model && cfg.elo.is_none());
@@ -706,6 +717,20 @@ pub fn judge_position(
     Ok((own, judged))
 }
 
+/// The deadline of a retrieval: the retrieval's share of the time to `limits`' deadline when a
+/// search is to follow (`revising`), else the deadline itself.
+fn retrieval_deadline(limits: &Limits<'_>, revising: bool) -> Option<Instant> {
+    let started = Instant::now();
+    match limits.deadline {
+        Some(d) if revising => Some(
+            started
+                + d.saturating_duration_since(started)
+                    .mul_f64(RETRIEVAL_SHARE),
+        ),
+        other => other,
+    }
+}
+
 /// Retrieve, adapt and vote, within the retrieval's share of the deadline when a search is to
 /// follow (`revising`), else within the whole of it.
 fn retrieve_and_reuse(
@@ -716,15 +741,7 @@ fn retrieve_and_reuse(
     castling: CastlingMode,
     revising: bool,
 ) -> Result<Decision, NoLegalMove> {
-    let started = Instant::now();
-    let deadline = match limits.deadline {
-        Some(d) if revising => Some(
-            started
-                + d.saturating_duration_since(started)
-                    .mul_f64(RETRIEVAL_SHARE),
-        ),
-        other => other,
-    };
+    let deadline = retrieval_deadline(limits, revising);
     reuse_without(
         cb,
         pos,

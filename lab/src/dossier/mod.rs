@@ -11,8 +11,10 @@ use rayon::prelude::*;
 use serde::Serialize;
 use shakmaty::{CastlingMode, Color, Position};
 
-use precedent::casebase::CaseBase;
 use precedent::casebase::profile::{Line, MOVE_BANDS, Profile, san_line};
+use precedent::casebase::{CaseBase, Without};
+use precedent::choice::Choice;
+use precedent::pgn::Speed;
 use precedent::player::{Knowledge, Player};
 use precedent::position::Game;
 use precedent::revise::Memory;
@@ -85,6 +87,25 @@ pub struct Dossier {
     pub band_blunders: Option<(String, f64)>,
     /// Where the player most departs from the generic model, most first.
     pub departures: Vec<Departure>,
+    /// The strength their bot plays at under each speed's clock: their rating at it (the
+    /// speed's own, or the nearest with enough games) and the level it is; the speed played
+    /// without a clock first.
+    pub strengths: Vec<SpeedLevel>,
+}
+
+/// What a player's bot plays at under a clock of one speed.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SpeedLevel {
+    /// The clock's speed (`None`: no clock).
+    pub clock: Option<String>,
+    /// The rating played at, and the speed of the games it comes from.
+    pub rating: u16,
+    /// That speed (`None`: all their games).
+    pub from: Option<String>,
+    /// Rated games it is the median of.
+    pub games: u64,
+    /// The level (the `UCI_Elo` setting nearest the rating).
+    pub level: Option<u16>,
 }
 
 /// The main lines of `lines` starting with each of the most played first moves (as White) or
@@ -150,7 +171,7 @@ fn game_after(line: &str) -> Option<Game> {
 /// or more games, with the generic model's probability of it, judged within `movetime`.
 fn departures(
     profile: &Profile,
-    generic: &CaseBase,
+    (generic, without): (&CaseBase, &Without),
     cfg: &EngineConfig,
     movetime: Duration,
 ) -> Vec<Departure> {
@@ -201,7 +222,7 @@ fn departures(
                     ..Limits::default()
                 };
                 let (_, j) = judge_position(
-                    Knowledge::of(generic),
+                    Knowledge::read_without(generic, without),
                     &game,
                     cfg,
                     limits,
@@ -253,11 +274,25 @@ pub fn dossier(
             .find(|(lo, _)| r.median >= *lo)
             .map(|(lo, rate)| (format!("{lo}-{}", lo + 199), *rate))
     });
+    let clocks = std::iter::once(None).chain(Speed::VALUES.iter().copied().map(Some));
+    let strengths = clocks
+        .filter_map(|clock| {
+            let s = player.strength(clock)?;
+            Some(SpeedLevel {
+                clock: clock.map(|c| c.to_string()),
+                rating: s.rating,
+                from: s.speed.map(|x| x.to_string()),
+                games: s.games,
+                level: cfg.level_for(s.rating).map(|c| c.level.elo),
+            })
+        })
+        .collect();
     Dossier {
         white: main_lines(&profile.openings.white, Color::White),
         black: main_lines(&profile.openings.black, Color::Black),
-        departures: departures(&profile, generic, cfg, movetime),
+        departures: departures(&profile, (generic, player.without()), cfg, movetime),
         band_blunders,
+        strengths,
         profile,
     }
 }
@@ -279,6 +314,7 @@ impl fmt::Display for Dossier {
                 r.median, r.low, r.high
             ))
         )?;
+        self.write_strength(f)?;
         self.write_openings(f)?;
         self.write_errors(f)?;
         self.write_clocks(f)?;
@@ -311,6 +347,68 @@ impl Dossier {
         Ok(())
     }
 
+    /// The strength their bot plays at (its level by the clock's speed) and the model that
+    /// imitates them: two things, the first what it plays at, the second how it reads them.
+    fn write_strength(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &self.profile;
+        writeln!(
+            f,
+            "\nStrength (PlayerStrength true: the level of their rating at the game's speed):"
+        )?;
+        if self.strengths.is_empty() {
+            writeln!(
+                f,
+                "  their games carry no rating: the bot plays as the engine's style"
+            )?;
+        }
+        for s in &self.strengths {
+            let clock = s
+                .clock
+                .as_deref()
+                .map_or("no clock".to_string(), |c| format!("{c} clock"));
+            let from = match &s.from {
+                Some(speed) if s.clock.as_deref() == Some(speed.as_str()) => {
+                    format!("their {speed} rating")
+                }
+                Some(speed) => format!("nearest: their {speed} rating"),
+                None => "their rating over all games".to_string(),
+            };
+            writeln!(
+                f,
+                "  {:<16} {from} {} ({} games): {}",
+                clock,
+                s.rating,
+                s.games,
+                s.level.map_or("no levels".into(), |l| format!("level {l}"))
+            )?;
+        }
+        let speeds: Vec<String> = p
+            .speeds
+            .iter()
+            .map(|s| format!("{} {} ({} games)", s.speed, s.rating.median, s.rating.games))
+            .collect();
+        if !speeds.is_empty() {
+            writeln!(f, "  rated games by speed: {}", speeds.join(", "))?;
+        }
+        writeln!(f, "Likeness (PlayerStrength false: their likeliest move):")?;
+        match &p.model {
+            Some(m) => writeln!(
+                f,
+                "  the generic model fitted to {} of their moves reads them at rating {}, the search's weight times {}, the case base's times {}: log-likelihood {:.3} a move on moves it was not fitted on, against {:.3} as the default style reads them",
+                m.positions,
+                m.rating,
+                m.search_weight,
+                m.cases_weight,
+                m.log_likelihood,
+                m.default_log_likelihood
+            ),
+            None => writeln!(
+                f,
+                "  not fitted (built with --fit-depth 0): the generic model at their median rating"
+            ),
+        }
+    }
+
     /// Their blunders and mean loss by the judge, and how the generic model reads them.
     fn write_errors(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = &self.profile;
@@ -335,16 +433,28 @@ impl Dossier {
             )?,
             (None, _) => writeln!(f, "  not judged (build the file with --judge stockfish)")?,
         }
-        if let Some(m) = &p.model {
+        match &p.errors {
+            Some(e) if e.note.is_empty() => writeln!(
+                f,
+                "  their bot at level {} errs {} times as the level does: it blunders {:.1} % of {} of their positions (as calibrated {:.1} %), they {:.1} %",
+                e.level,
+                e.factor,
+                100.0 * e.fitted,
+                e.positions,
+                100.0 * e.calibrated,
+                100.0 * e.target
+            )?,
+            Some(e) => writeln!(f, "  their bot's errors not fitted: {}", e.note)?,
+            None => {}
+        }
+        for ph in p.judged.iter().flat_map(|j| &j.phases) {
             writeln!(
                 f,
-                "  the generic model fitted to {} of their moves reads them at {}, the search's weight times {}, the case base's times {}: log-likelihood {:.3} a move against {:.3} as the default style reads it",
-                m.positions,
-                m.rating,
-                m.search_weight,
-                m.cases_weight,
-                m.log_likelihood,
-                m.default_log_likelihood
+                "  {:<12} blunders {:.1} % of {} moves, mean loss {:.0} cp",
+                ph.phase,
+                100.0 * ph.blunder_rate,
+                ph.positions,
+                ph.mean_loss
             )?;
         }
         Ok(())

@@ -182,6 +182,7 @@ fn build_groups(
                 strict: false,
                 judge: None,
                 fit: None,
+                fit_errors: None,
             },
             &mut |_| {},
         )

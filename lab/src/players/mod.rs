@@ -5,6 +5,7 @@
 //! of the generic case base) is paired with the generic engine and, when given, an external one
 //! (Maia-1 of the player's band).
 
+pub mod errors;
 pub mod layer;
 pub mod model;
 mod run;

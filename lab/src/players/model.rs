@@ -100,6 +100,50 @@ pub fn fit_model(
         return Err("no move of the player's to fit on".into());
     }
     let default_log_likelihood = log_likelihood(&cfg.model, &judged);
+    let (rating, search_weight, cases_weight) = best_on(&cfg.model, &judged);
+    // What the fit gains on moves it did not choose its numbers on: each half of the sample
+    // read with the numbers the other half chose.
+    let (even, odd): (Vec<_>, Vec<_>) = judged
+        .iter()
+        .cloned()
+        .enumerate()
+        .partition(|(i, _)| i % 2 == 0);
+    let halves = [even, odd].map(|h| h.into_iter().map(|x| x.1).collect::<Vec<_>>());
+    let held_out = if halves.iter().all(|h| !h.is_empty()) {
+        let total: f64 = (0..2)
+            .map(|k| {
+                let (r, s, c) = best_on(&cfg.model, &halves[1 - k]);
+                let model = read_as(&cfg.model, (r, s, c));
+                log_likelihood(&model, &halves[k]) * halves[k].len() as f64
+            })
+            .sum();
+        total / judged.len() as f64
+    } else {
+        log_likelihood(
+            &read_as(&cfg.model, (rating, search_weight, cases_weight)),
+            &judged,
+        )
+    };
+    Ok(PlayerModel {
+        rating,
+        search_weight,
+        cases_weight,
+        log_likelihood: held_out,
+        positions: judged.len() as u64,
+        default_log_likelihood,
+    })
+}
+
+/// The model `base` read at a rating, with factors on the search's and the case base's
+/// weights.
+fn read_as(base: &ModelConfig, (rating, search, cases): (u16, f64, f64)) -> ModelConfig {
+    base.at_rating(f64::from(rating))
+        .with_search_weight(search)
+        .with_cases_weight(cases)
+}
+
+/// The rating and factors of the grid under which `judged` are most likely.
+fn best_on(base: &ModelConfig, judged: &[(Evidence, usize)]) -> (u16, f64, f64) {
     let grid: Vec<(u16, f64, f64)> = RATINGS
         .iter()
         .flat_map(|r| {
@@ -110,31 +154,12 @@ pub fn fit_model(
         .collect();
     let (rating, search_weight, cases_weight, _) = grid
         .into_par_iter()
-        .map(|(r, s, c)| {
-            let model = cfg
-                .model
-                .at_rating(f64::from(r))
-                .with_search_weight(s)
-                .with_cases_weight(c);
-            (r, s, c, log_likelihood(&model, &judged))
-        })
+        .map(|(r, s, c)| (r, s, c, log_likelihood(&read_as(base, (r, s, c)), judged)))
         .reduce(
             || (0, 1.0, 1.0, f64::NEG_INFINITY),
             |a, b| if b.3 > a.3 { b } else { a },
         );
-    let fitted = cfg
-        .model
-        .at_rating(f64::from(rating))
-        .with_search_weight(search_weight)
-        .with_cases_weight(cases_weight);
-    Ok(PlayerModel {
-        rating,
-        search_weight,
-        cases_weight,
-        log_likelihood: log_likelihood(&fitted, &judged),
-        positions: judged.len() as u64,
-        default_log_likelihood,
-    })
+    (rating, search_weight, cases_weight)
 }
 
 /// The build's hook that fits the model (of `cfg` on `generic`) to the player's sample, each

@@ -11,6 +11,7 @@ use serde::Serialize;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Move};
 
+use super::errors::{ERROR_FIT_NODES, ErrorFitter, judge_hook};
 use super::layer::{HeldOut, LayerEvidence, Score};
 use super::strength::{StrengthArgs, StrengthResult};
 use super::{Named, is_test_game, players_of, slug};
@@ -23,7 +24,7 @@ use crate::eval::{
 };
 use crate::positions::{Sample, in_test_half, knowledge_keys, sample_positions};
 use crate::stats::{Paired, paired_delta};
-use precedent::casebase::{BuildConfig, BuildOptions, CaseBase, FitModel, build};
+use precedent::casebase::{BuildConfig, BuildOptions, CaseBase, FitErrors, FitModel, Judge, build};
 use precedent::pgn::Selection;
 use precedent::player::PlayerWeights;
 use precedent::player::{Knowledge, Player};
@@ -62,7 +63,9 @@ pub struct PlayersArgs {
     /// Time per position in milliseconds (as UCI go movetime).
     #[arg(long, value_name = "MS")]
     pub movetime: Option<u64>,
-    /// An external UCI engine measured on the same positions (e.g. lc0 with a Maia network).
+    /// An external UCI engine measured on the same positions (e.g. lc0 with a Maia network);
+    /// `{band}` in it becomes the Maia-1 band nearest the player's rating (1100 to 1900), e.g.
+    /// `lc0 --weights=maia-{band}.pb.gz`.
     #[arg(long, value_name = "CMD")]
     pub engine: Option<String>,
     /// The external engine's limit per position.
@@ -107,9 +110,21 @@ pub struct PlayersArgs {
     /// With `--fit`: measure nothing, fit on every player's evidence already in `--out`.
     #[arg(long, requires = "fit")]
     pub fit_only: bool,
+    /// Build each player's file judged by `--judge`, its bot's errors fitted to theirs.
+    #[arg(long, requires = "judge")]
+    pub fit_errors: bool,
     /// The strength matches of each player's file.
     #[command(flatten)]
     pub strength: StrengthArgs,
+}
+
+/// What a player's file is built with: the fits of the model and the bot's errors, and the
+/// judge of their moves.
+#[derive(Clone, Debug, Default)]
+struct BuildHooks {
+    fit: Option<FitModel>,
+    judge: Option<Judge>,
+    errors: Option<FitErrors>,
 }
 
 /// The player layer fitted.
@@ -378,8 +393,28 @@ pub fn run(
         });
     }
     let players = selected_players(args)?;
-    let fit = (args.fit_depth > 0)
-        .then(|| super::model::fit_hook(Arc::clone(&generic), cfg.clone(), args.fit_depth));
+    let fit = BuildHooks {
+        fit: (args.fit_depth > 0)
+            .then(|| super::model::fit_hook(Arc::clone(&generic), cfg.clone(), args.fit_depth)),
+        judge: match (&args.judge, args.fit_errors) {
+            (Some(cmd), true) => Some(judge_hook(cmd.clone(), args.judge_limit.parse()?, threads)),
+            _ => None,
+        },
+        errors: match (&args.judge, args.fit_errors) {
+            (Some(cmd), true) => Some(
+                ErrorFitter {
+                    generic: Arc::clone(&generic),
+                    cfg: cfg.clone(),
+                    judge: cmd.clone(),
+                    limit: args.judge_limit.parse()?,
+                    nodes: ERROR_FIT_NODES,
+                    threads,
+                }
+                .hook(),
+            ),
+            _ => None,
+        },
+    };
     let notes = bars.bar("players");
     let mut results = Vec::new();
     for (i, named) in players.iter().enumerate() {
@@ -498,7 +533,7 @@ fn build_file(
     named: &Named,
     out: &Path,
     max_games: Option<u64>,
-    fit: &Option<FitModel>,
+    hooks: &BuildHooks,
 ) -> Result<(u64, f64), EvalError> {
     let config = BuildConfig {
         inputs: args.pgn.clone(),
@@ -511,8 +546,9 @@ fn build_file(
             ..BuildOptions::default()
         },
         strict: false,
-        judge: None,
-        fit: fit.clone(),
+        judge: hooks.judge.clone(),
+        fit: hooks.fit.clone(),
+        fit_errors: hooks.errors.clone(),
     };
     let summary = build(&config, &mut |_| {}).map_err(|e| EvalError::Other(e.to_string()))?;
     Ok((summary.games_used, summary.seconds))
@@ -667,7 +703,7 @@ fn player_outcomes(
 /// file is built, measured by `with_partial` and removed.
 fn partial_files(
     args: &PlayersArgs,
-    (named, fit, generic): (&Named, &Option<FitModel>, &CaseBase),
+    (named, fit, generic): (&Named, &BuildHooks, &CaseBase),
     train_games: u64,
     (generic_out, engine_out): (&[Outcome], Option<&[Outcome]>),
     with_partial: &dyn Fn(&Player, &str) -> Vec<Outcome>,
@@ -696,7 +732,7 @@ fn partial_files(
 /// given) and opens it: the player, their training games, and the build's seconds.
 fn player_file(
     args: &PlayersArgs,
-    (named, fit): (&Named, &Option<FitModel>),
+    (named, fit): (&Named, &BuildHooks),
     (file, generic): (&Path, &CaseBase),
     first: Option<u64>,
 ) -> Result<(Player, u64, f64), EvalError> {
@@ -743,13 +779,20 @@ fn generic_path(
         .join(format!("{name}.generic-{}.jsonl", digest(&settings)))
 }
 
+/// The Maia-1 band nearest the player's rating (their median over all their games): 1100 to
+/// 1900 by hundreds.
+fn maia_band(player: &Player) -> u16 {
+    let rating = player.profile().rating.map_or(1500, |r| r.median);
+    (((rating + 50) / 100) * 100).clamp(1100, 1900)
+}
+
 /// Measures one player.
 #[allow(clippy::too_many_arguments)]
 fn measure(
     args: &PlayersArgs,
     named: &Named,
     generic: &CaseBase,
-    fit: &Option<FitModel>,
+    fit: &BuildHooks,
     cfg: &EngineConfig,
     seed: u64,
     threads: usize,
@@ -810,9 +853,12 @@ fn measure(
     };
     super::layer::write(&args.out.join(format!("{name}.evidence.jsonl")), &evidence)?;
     let engine_out = match &args.engine {
-        Some(cmd) => Some(external_outcomes(
-            args, cmd, &name, &samples, threads, bars,
-        )?),
+        Some(cmd) => {
+            let cmd = cmd.replace("{band}", &maia_band(&player).to_string());
+            Some(external_outcomes(
+                args, &cmd, &name, &samples, threads, bars,
+            )?)
+        }
         None => None,
     };
     let against = (generic_out.as_slice(), engine_out.as_deref());
