@@ -519,4 +519,18 @@ fn a_judged_player_file_fits_its_bots_errors_to_theirs_the_same_way_twice() {
     assert!(text.contains("their bot at level 2000 errs"), "{text}");
     assert!(text.contains("Strength (PlayerStrength true"), "{text}");
     assert!(text.contains("Likeness (PlayerStrength false"), "{text}");
+    // In play, with PlayerErrors only: the level errs as fitted, and says so.
+    let clock = "go wtime 30000 btime 30000 winc 300 binc 300";
+    let erring = format!("erring {factor} times as calibrated");
+    let text = uci_go(&[("CaseBase", &first)], clock);
+    assert!(
+        text.contains("info string level 2000 (the player's"),
+        "{text}"
+    );
+    assert!(!text.contains("erring"), "{text}");
+    let text = uci_go(&[("CaseBase", &first), ("PlayerErrors", "true")], clock);
+    match factor == 1.0 {
+        true => assert!(!text.contains("erring"), "{text}"),
+        false => assert!(text.contains(&erring), "{text}"),
+    }
 }

@@ -119,6 +119,9 @@ pub struct PlayedLevel {
     pub elo: u16,
     /// What set it.
     pub from: LevelFrom,
+    /// How many times its calibrated appetite for errors it errs (a player file's error fit
+    /// with `PlayerErrors`; 1: as calibrated).
+    pub errs: f64,
 }
 
 /// Everything that decides how the engine chooses a move.
@@ -178,6 +181,10 @@ pub struct EngineConfig {
     /// The speed whose rating a player file plays at (`PlayerClock`).
     #[serde(skip)]
     pub player_clock: PlayerClock,
+    /// At the player's strength, err as often as the player (`PlayerErrors`): the factor their
+    /// file's error fit found, when it was built with a judge; off, the level as calibrated.
+    #[serde(skip)]
+    pub player_errors: bool,
     /// How much more a `human` level errs than it was calibrated to: its temperature
     /// multiplied, its errors rule's ratio divided by it (1: as calibrated). What a player
     /// file's error fit sets ([`crate::casebase::profile::ErrorFit`]), and what that fit tries.
@@ -429,6 +436,7 @@ impl EngineConfig {
             player: PlayerWeights::default(),
             player_strength: true,
             player_clock: PlayerClock::Auto,
+            player_errors: false,
             error_factor: 1.0,
         }
     }
@@ -555,6 +563,7 @@ impl EngineConfig {
                 player: self.player,
                 player_strength: self.player_strength,
                 player_clock: self.player_clock,
+                player_errors: self.player_errors,
                 error_factor: self.error_factor,
             };
             return (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)));
@@ -588,13 +597,16 @@ impl EngineConfig {
             Style::Human => (self.error_factor * errs).max(1e-3),
             _ => 1.0,
         };
+        // The level as played says how it errs.
+        played.temperature = level.temperature * factor;
+        played.errors = level.errors.map(|rule| ErringRule {
+            ratio: rule.ratio / factor,
+            ..rule
+        });
         let cfg = EngineConfig {
             style: level.style,
-            temperature: level.temperature * factor,
-            errors: level.errors.map(|rule| ErringRule {
-                ratio: rule.ratio / factor,
-                ..rule
-            }),
+            temperature: played.temperature,
+            errors: played.errors,
             reuse: self.reuse.clone(),
             revise,
             model,
@@ -606,6 +618,7 @@ impl EngineConfig {
             player: self.player,
             player_strength: self.player_strength,
             player_clock: self.player_clock,
+            player_errors: self.player_errors,
             error_factor: self.error_factor,
         };
         (std::borrow::Cow::Owned(cfg), Some((played, choice.elo)))
@@ -673,6 +686,15 @@ mod tests {
         for elo in [1000, 1200, 1400, 1600, 1800, 2000, 2200, 2400, 2600] {
             let (style, t1, r1) = at(elo, 1.0);
             let (_, t2, r2) = at(elo, 2.0);
+            // The level as played says how it errs: as the configuration plays.
+            if style == Style::Human {
+                let played = cfg.resolved_at(Some(elo), 2.0).1.expect("a level").0;
+                assert_eq!(
+                    (played.temperature, played.errors.map(|e| e.ratio)),
+                    (t2, r2),
+                    "{elo}"
+                );
+            }
             match (style, r1) {
                 (Style::Human, Some(r1)) => {
                     assert!((r2.expect("a rule") - r1 / 2.0).abs() < 1e-12, "{elo}")

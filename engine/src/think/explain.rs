@@ -85,14 +85,24 @@ fn book_line(t: &Thought, b: &Book) -> String {
 
 /// What the level played at is, in one line.
 fn level_line(played: &PlayedLevel) -> String {
-    let PlayedLevel { level, elo, from } = played;
+    let PlayedLevel {
+        level,
+        elo,
+        from,
+        errs,
+    } = played;
     let eval = level
         .evaluation
         .map_or(String::new(), |e| format!(", {e} evaluation"));
-    let head = match from {
+    let mut head = match from {
         LevelFrom::Setting => format!("level {} (UCI_Elo {elo})", level.elo),
         LevelFrom::Player(strength) => format!("level {} (the player's {strength})", level.elo),
     };
+    if (errs - 1.0).abs() > 1e-9 {
+        head.push_str(&format!(
+            " erring {errs} times as calibrated, as often as the player (PlayerErrors)"
+        ));
+    }
     let depth = level
         .depth
         .map_or(String::new(), |d| format!(", search depth {d}"));
@@ -466,6 +476,7 @@ mod tests {
             level: cfg.levels[0].clone(),
             elo: 1400,
             from: LevelFrom::Setting,
+            errs: 1.0,
         })
     }
 

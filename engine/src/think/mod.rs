@@ -310,17 +310,29 @@ pub fn think(
 ) -> Result<Thought, NoLegalMove> {
     let started = Instant::now();
     let setting = cfg.level_setting(knowledge.player());
-    // At the player's strength, the level errs as their file's error fit says.
+    // At the player's strength, with `PlayerErrors`, the level errs as their file's error fit
+    // says.
     let errs = match (setting, knowledge.player()) {
-        (Some((_, LevelFrom::Player(_))), Some(player)) => player.error_factor(),
+        (Some((_, LevelFrom::Player(_))), Some(player)) if cfg.player_errors => {
+            player.error_factor()
+        }
         _ => 1.0,
     };
     let (resolved, level) = cfg.resolved_at(setting.map(|s| s.0), errs);
     let cfg = &*resolved;
     let decider = cfg.decider();
-    let level = level
-        .zip(setting)
-        .map(|((level, elo), (_, from))| Box::new(PlayedLevel { level, elo, from }));
+    let level = level.zip(setting).map(|((level, elo), (_, from))| {
+        let errs = match level.style {
+            Style::Human => errs,
+            _ => 1.0,
+        };
+        Box::new(PlayedLevel {
+            level,
+            elo,
+            from,
+            errs,
+        })
+    });
     if matches!(decider, Decider::Search | Decider::SearchAndModel) {
         let thought = think_best(knowledge, game, cfg, &limits, castling, memory, started)?;
         return Ok(Thought { level, ..thought });

@@ -132,7 +132,7 @@ pub(crate) const MAX_TOLERANCE: i32 = 10_000;
 pub(crate) const MAX_SEED: i64 = 2_147_483_647;
 
 /// Every reasoner setting. The order is the UCI listing's and the genes'.
-pub static SETTINGS: [Setting; 17] = [
+pub static SETTINGS: [Setting; 18] = [
     Setting {
         name: "style",
         uci: Some("Style"),
@@ -346,6 +346,23 @@ pub static SETTINGS: [Setting; 17] = [
         set: |c, v| {
             if let Value::Bool(b) = v {
                 c.player_strength = b;
+            }
+        },
+    },
+    Setting {
+        name: "player-errors",
+        uci: Some("PlayerErrors"),
+        file: Some("player_errors"),
+        cli: true,
+        kind: Kind::Bool,
+        help: "at its player's strength, a player file built with a judge errs as often as its \
+               player (the error factor fitted at build); false: the level as calibrated",
+        gene: None,
+        needs_revise: false,
+        get: |c| Value::Bool(c.player_errors),
+        set: |c, v| {
+            if let Value::Bool(b) = v {
+                c.player_errors = b;
             }
         },
     },

@@ -436,7 +436,7 @@ impl Dossier {
         match &p.errors {
             Some(e) if e.note.is_empty() => writeln!(
                 f,
-                "  their bot at level {} errs {} times as the level does: it blunders {:.1} % of {} of their positions (as calibrated {:.1} %), they {:.1} %",
+                "  with PlayerErrors, their bot at level {} errs {} times as the level does: it blunders {:.1} % of {} of their positions (as calibrated {:.1} %), they {:.1} %",
                 e.level,
                 e.factor,
                 100.0 * e.fitted,

@@ -110,7 +110,8 @@ pub struct PlayersArgs {
     /// With `--fit`: measure nothing, fit on every player's evidence already in `--out`.
     #[arg(long, requires = "fit")]
     pub fit_only: bool,
-    /// Build each player's file judged by `--judge`, its bot's errors fitted to theirs.
+    /// Build each player's file judged by `--judge`, its bot's errors fitted to theirs, and
+    /// play it with them (`PlayerErrors`).
     #[arg(long, requires = "judge")]
     pub fit_errors: bool,
     /// The strength matches of each player's file.
@@ -377,6 +378,11 @@ pub fn run(
     bars: &dyn Bars,
 ) -> Result<PlayersReport, EvalError> {
     let started = Instant::now();
+    // A file whose errors are fitted plays with them.
+    let cfg = &EngineConfig {
+        player_errors: cfg.player_errors || args.fit_errors,
+        ..cfg.clone()
+    };
     std::fs::create_dir_all(&args.out)
         .map_err(|e| EvalError::Other(format!("{}: cannot create: {e}", args.out.display())))?;
     if let (true, Some(out)) = (args.fit_only, &args.fit) {

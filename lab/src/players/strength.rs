@@ -193,6 +193,8 @@ pub fn play(
         .arg(format!("cmd={}", path(engine)))
         .arg(format!("name={name}"))
         .arg(format!("option.CaseBase={}", path(file)))
+        .arg(format!("option.PlayerStrength={}", cfg.player_strength))
+        .arg(format!("option.PlayerErrors={}", cfg.player_errors))
         .arg("-engine")
         .arg(format!("cmd={anchor_cmd}"))
         .arg(format!("name=anchor{anchor}"))
