@@ -43,6 +43,8 @@ enum Command {
     Frontier(cmd::frontier::Args),
     /// Which player's file explains a set of games best (log-likelihood of their moves).
     Who(cmd::who::Args),
+    /// A local web server: play the levels and player files, see the precedents of each move.
+    Serve(cmd::serve::Args),
     /// Measure players' engines (each player's file on the generic case base) on their
     /// held-out games, against the generic engine and an external one (Maia).
     Players(cmd::players::Args),
@@ -88,6 +90,7 @@ fn main() -> ExitCode {
         Some(Command::SideBySide(args)) => cmd::sidebyside::run(args),
         Some(Command::Players(args)) => cmd::players::run(args),
         Some(Command::Who(args)) => cmd::who::run(args),
+        Some(Command::Serve(args)) => cmd::serve::run(args),
         None => cmd::uci::run(cmd::uci::Args::default()),
     };
     match result {

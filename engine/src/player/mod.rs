@@ -248,6 +248,14 @@ impl Loaded {
         }
     }
 
+    /// A case base alone, shared with other [`Loaded`]s (player files on top of it).
+    pub fn from_shared(generic: Arc<CaseBase>) -> Loaded {
+        Loaded {
+            generic,
+            player: None,
+        }
+    }
+
     /// A player on top of a generic case base.
     pub fn with_player(generic: Arc<CaseBase>, player: Player) -> Loaded {
         Loaded {

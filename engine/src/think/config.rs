@@ -451,7 +451,7 @@ impl EngineConfig {
     }
 
     /// The `elo` settings the levels cover (lowest and highest level), if there are levels.
-    pub(crate) fn elo_range(&self) -> Option<(u16, u16)> {
+    pub fn elo_range(&self) -> Option<(u16, u16)> {
         let lo = self.levels.iter().map(|l| l.elo).min()?;
         let hi = self.levels.iter().map(|l| l.elo).max()?;
         Some((lo, hi))

@@ -11,7 +11,7 @@ pub(crate) mod timeman;
 pub use config::{
     Decider, EngineConfig, ErringRule, Level, LevelFrom, PlayedLevel, PlayerClock, Style,
 };
-pub use explain::{report, to_json};
+pub use explain::{explain, report, to_json};
 pub use pace::{
     CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
 };

@@ -1,0 +1,338 @@
+//! `precedent serve` end to end: the real binary on a free port, spoken to over HTTP.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+
+use common::{bin, fixture, run, run_json, stderr};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Position};
+
+/// A running server, stopped when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `precedent serve --port 0 ARGS` and reads the address it prints.
+fn start(args: &[&str]) -> Server {
+    let mut child = Command::new(bin())
+        .args(["serve", "--port", "0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the precedent binary runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("a line");
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    Server { child, addr }
+}
+
+/// One request with `body` (raw bytes, sent as JSON unless `content_type` says otherwise):
+/// the status and the body, parsed as JSON.
+fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    content_type: &str,
+) -> (u16, serde_json::Value) {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("write");
+    // A body over the limit may be refused before it is all read.
+    let _ = stream.write_all(body);
+    let mut text = Vec::new();
+    stream.read_to_end(&mut text).expect("read");
+    let text = String::from_utf8_lossy(&text);
+    let status: u16 = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {text:?}"));
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
+    let json = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"));
+    (status, json)
+}
+
+fn post(addr: SocketAddr, path: &str, body: &str) -> (u16, serde_json::Value) {
+    request(addr, "POST", path, body.as_bytes(), "application/json")
+}
+
+fn get(addr: SocketAddr, path: &str) -> (u16, serde_json::Value) {
+    request(addr, "GET", path, b"", "application/json")
+}
+
+/// The engine's last move of a game's view is explained and has its precedents, each with
+/// its game.
+fn assert_explained(view: &serde_json::Value) {
+    let last = &view["last"];
+    assert!(last["move"].is_string(), "{view}");
+    let explanation = last["explanation"].as_array().expect("lines");
+    assert!(!explanation.is_empty(), "{view}");
+    let precedents = last["precedents"].as_array().expect("precedents");
+    assert!(!precedents.is_empty(), "{view}");
+    for p in precedents {
+        assert!(p["white"].is_string() && p["black"].is_string(), "{p}");
+        assert!((0.0..=1.0).contains(&p["similarity"].as_f64().expect("similarity")));
+    }
+}
+
+/// Plays `moves` user moves of the game `view` (the first legal move each time), checking
+/// each engine reply.
+fn play(addr: SocketAddr, mut view: serde_json::Value, moves: usize) -> serde_json::Value {
+    let id = view["id"].as_u64().expect("an id");
+    for _ in 0..moves {
+        let fen: Fen = view["fen"].as_str().expect("fen").parse().expect("a FEN");
+        let pos: Chess = fen
+            .into_position(CastlingMode::Standard)
+            .expect("a position");
+        let m = pos.legal_moves()[0]
+            .to_uci(CastlingMode::Standard)
+            .to_string();
+        let (status, next) = post(
+            addr,
+            &format!("/api/games/{id}/move"),
+            &format!(r#"{{"move":"{m}"}}"#),
+        );
+        assert_eq!(status, 200, "{next}");
+        assert_explained(&next);
+        view = next;
+    }
+    view
+}
+
+#[test]
+fn games_against_a_level_and_a_player_file_show_the_precedents_of_every_engine_move() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let eric = dir.path().join("eric.cb");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    run_json(&[
+        "build",
+        sample.to_str().expect("utf-8"),
+        "--player",
+        "EricRosen",
+        "--fit-depth",
+        "2",
+        "-o",
+        eric.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    let server = start(&["--casebase", eric.to_str().expect("utf-8")]);
+    let (status, opponents) = get(server.addr, "/api/opponents");
+    assert_eq!(status, 200);
+    assert_eq!(opponents["players"][0]["name"], "EricRosen", "{opponents}");
+    assert!(
+        opponents["levels"]
+            .as_array()
+            .expect("levels")
+            .contains(&1400.into())
+    );
+    // Level 1400 with White: it moves first.
+    let (status, view) = post(
+        server.addr,
+        "/api/games",
+        r#"{"opponent":{"kind":"level","elo":1400},"color":"black","movetime_ms":100}"#,
+    );
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["moves"].as_array().expect("moves").len(), 1, "{view}");
+    assert_explained(&view);
+    let view = play(server.addr, view, 4);
+    assert_eq!(view["moves"].as_array().expect("moves").len(), 9, "{view}");
+    // The player file, its level said in the explanation.
+    let (status, view) = post(
+        server.addr,
+        "/api/games",
+        r#"{"opponent":{"kind":"player","id":0},"color":"white","movetime_ms":100}"#,
+    );
+    assert_eq!(status, 200, "{view}");
+    assert!(view["last"].is_null(), "{view}");
+    let view = play(server.addr, view, 3);
+    let said = view["last"]["explanation"].to_string();
+    assert!(said.contains("the player's"), "{said}");
+    // The game is kept: read again, the same.
+    let id = view["id"].as_u64().expect("id");
+    let (status, again) = get(server.addr, &format!("/api/games/{id}"));
+    assert_eq!((status, &again["moves"]), (200, &view["moves"]));
+}
+
+#[test]
+fn every_malformed_request_gets_a_4xx_with_one_line_and_the_server_keeps_serving() {
+    let server = start(&[]);
+    let addr = server.addr;
+    let (status, view) = post(
+        addr,
+        "/api/games",
+        r#"{"opponent":{"kind":"default"},"color":"white","movetime_ms":50}"#,
+    );
+    assert_eq!(status, 200, "{view}");
+    let id = view["id"].as_u64().expect("id");
+    let game = format!("/api/games/{id}/move");
+    let big = format!(r#"{{"move":"{}"}}"#, "a".repeat(70_000));
+    let cases: Vec<(&str, String, Vec<u8>, &str, u16)> = vec![
+        (
+            "POST",
+            "/api/games".into(),
+            b"{bad".to_vec(),
+            "application/json",
+            400,
+        ),
+        (
+            "POST",
+            "/api/games".into(),
+            b"{}".to_vec(),
+            "text/plain",
+            415,
+        ),
+        (
+            "POST",
+            "/api/games".into(),
+            br#"{"opponent":{"kind":"level","elo":3000},"color":"white"}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/games".into(),
+            br#"{"opponent":{"kind":"player","id":0},"color":"white"}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/games".into(),
+            br#"{"opponent":{"kind":"default"},"color":"red"}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/games".into(),
+            br#"{"opponent":{"kind":"default"},"color":"white","movetime_ms":0}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/games".into(),
+            br#"{"opponent":{"kind":"default"},"color":"white","fen":"x"}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            game.clone(),
+            br#"{"move":"e2e5"}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            game.clone(),
+            br#"{"move":"zz"}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            game.clone(),
+            big.into_bytes(),
+            "application/json",
+            413,
+        ),
+        (
+            "POST",
+            "/api/games/99999/move".into(),
+            br#"{"move":"e2e4"}"#.to_vec(),
+            "application/json",
+            404,
+        ),
+        (
+            "GET",
+            "/api/games/99999".into(),
+            Vec::new(),
+            "application/json",
+            404,
+        ),
+        (
+            "GET",
+            "/api/games/abc".into(),
+            Vec::new(),
+            "application/json",
+            400,
+        ),
+        (
+            "GET",
+            "/nothing/here".into(),
+            Vec::new(),
+            "application/json",
+            404,
+        ),
+    ];
+    for round in 0..20 {
+        for (method, path, body, content_type, want) in &cases {
+            let (status, answer) = request(addr, method, path, body, content_type);
+            assert_eq!(status, *want, "round {round}: {method} {path}: {answer}");
+            let line = answer["error"].as_str().expect("an error line");
+            assert!(!line.is_empty() && !line.contains('\n'), "{line:?}");
+        }
+    }
+    // Still serving: the game goes on, and its move is the user's again after the engine's.
+    let (status, view) = post(addr, &game, r#"{"move":"e2e4"}"#);
+    assert_eq!(status, 200, "{view}");
+    assert_explained(&view);
+    assert_eq!(view["turn"], "white");
+}
+
+#[test]
+fn serve_refuses_a_missing_file_and_a_file_that_is_not_a_players() {
+    let out = run(&["serve", "--port", "0", "--casebase", "/no/such/file.cb"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("/no/such/file.cb"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plain = dir.path().join("plain.cb");
+    run_json(&[
+        "build",
+        fixture("small.pgn").to_str().expect("utf-8"),
+        "-o",
+        plain.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    let out = run(&[
+        "serve",
+        "--port",
+        "0",
+        "--casebase",
+        plain.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not a player file"),
+        "{}",
+        stderr(&out)
+    );
+}
