@@ -336,3 +336,53 @@ fn serve_refuses_a_missing_file_and_a_file_that_is_not_a_players() {
         stderr(&out)
     );
 }
+
+/// Whether this machine can run the page in a headless Chromium: the browser, its driver, and
+/// selenium in the tests' Python (`scripts/test` installs them).
+fn browser_missing() -> Option<String> {
+    for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+        if !std::path::Path::new(tool).exists() {
+            return Some(format!("{tool} is not installed"));
+        }
+    }
+    let selenium = Command::new(common::python())
+        .args(["-c", "import selenium, chess"])
+        .status()
+        .is_ok_and(|s| s.success());
+    (!selenium).then(|| format!("{} has no selenium or chess", common::python()))
+}
+
+#[test]
+fn the_page_plays_a_level_and_a_player_file_in_a_real_browser() {
+    if let Some(why) = browser_missing() {
+        eprintln!("skipped: {why} (scripts/test installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let eric = dir.path().join("eric.cb");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    run_json(&[
+        "build",
+        sample.to_str().expect("utf-8"),
+        "--player",
+        "EricRosen",
+        "--fit-depth",
+        "2",
+        "-o",
+        eric.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    let server = start(&["--casebase", eric.to_str().expect("utf-8")]);
+    let out = Command::new(common::python())
+        .arg(fixture("../browser/play.py"))
+        .arg(format!("http://{}/", server.addr))
+        .arg(dir.path())
+        .arg("EricRosen")
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    for shot in ["play-desktop.png", "play-phone.png"] {
+        let size = std::fs::metadata(dir.path().join(shot)).map_or(0, |m| m.len());
+        assert!(size > 10_000, "{shot}: {size} bytes");
+    }
+}

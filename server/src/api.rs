@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{DefaultBodyLimit, Path, State as Extract};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
@@ -85,6 +85,8 @@ struct UserMove {
 /// `POST /api/games/{id}/move`.
 pub fn router(state: Arc<State>) -> Router {
     Router::new()
+        .route("/", get(page))
+        .route("/assets/{name}", get(asset))
         .route("/api/opponents", get(opponents))
         .route("/api/games", post(new_game))
         .route("/api/games/{id}", get(show_game))
@@ -92,6 +94,53 @@ pub fn router(state: Arc<State>) -> Router {
         .fallback(|| async { Failure(StatusCode::NOT_FOUND, "no such page".into()) })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state)
+}
+
+/// The page's files, inside the binary: name, content type, contents.
+const ASSETS: [(&str, &str, &str); 6] = [
+    (
+        "app.js",
+        "text/javascript",
+        include_str!("../assets/page/app.js"),
+    ),
+    (
+        "app.css",
+        "text/css",
+        include_str!("../assets/page/app.css"),
+    ),
+    (
+        "chessground.min.js",
+        "text/javascript",
+        include_str!("../assets/chessground/chessground.min.js"),
+    ),
+    (
+        "chessground.base.css",
+        "text/css",
+        include_str!("../assets/chessground/chessground.base.css"),
+    ),
+    (
+        "chessground.brown.css",
+        "text/css",
+        include_str!("../assets/chessground/chessground.brown.css"),
+    ),
+    (
+        "chessground.cburnett.css",
+        "text/css",
+        include_str!("../assets/chessground/chessground.cburnett.css"),
+    ),
+];
+
+async fn page() -> Html<&'static str> {
+    Html(include_str!("../assets/page/index.html"))
+}
+
+async fn asset(name: Result<Path<String>, PathRejection>) -> Result<Response, Failure> {
+    let Path(name) = name?;
+    let (_, kind, body) = ASSETS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .ok_or_else(|| Failure(StatusCode::NOT_FOUND, format!("no asset {name}")))?;
+    Ok(([(header::CONTENT_TYPE, *kind)], *body).into_response())
 }
 
 async fn opponents(Extract(state): Extract<Arc<State>>) -> Json<serde_json::Value> {

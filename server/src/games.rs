@@ -1,7 +1,7 @@
 //! The games being played: each its own position, opponent and engine memory; the case bases
 //! loaded once and shared by all.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -83,7 +83,8 @@ pub struct EngineMove {
     pub san: String,
     /// The explanation, a line each (what `info string` says in UCI).
     pub explanation: Vec<String>,
-    /// The move model's likeliest moves with their probabilities, when the model decided.
+    /// The move model's moves (in SAN), likeliest first, with their probabilities, when the
+    /// model judged the position.
     pub probabilities: Vec<(String, f64)>,
     /// The precedents: the nearest cases that voted, each with its game.
     pub precedents: serde_json::Value,
@@ -110,6 +111,10 @@ pub struct View {
     pub turn: &'static str,
     /// How the game ended, if it has ("1-0 checkmate", "1/2-1/2 stalemate", …).
     pub result: Option<String>,
+    /// Whether the side to move is in check.
+    pub check: bool,
+    /// The legal moves, from square to squares, while the game goes on.
+    pub dests: BTreeMap<String, Vec<String>>,
     /// The engine's last move and why, if it has moved.
     pub last: Option<EngineMove>,
 }
@@ -245,21 +250,32 @@ impl State {
             &mut played.memory,
         ) {
             Ok(thought) => {
+                let before = played.game.position.clone();
                 let san = played.push(thought.mv);
-                played.last = Some(engine_move(&thought, san));
+                played.last = Some(engine_move(&thought, san, &before));
             }
             Err(NoLegalMove::Checkmate | NoLegalMove::Stalemate) => {}
         }
     }
 }
 
-fn engine_move(t: &Thought, san: String) -> EngineMove {
+/// The engine's move `t` (`san`, played in `before`), its model's moves named in SAN.
+fn engine_move(t: &Thought, san: String, before: &Chess) -> EngineMove {
+    let san_of = |uci: &str| {
+        UciMove::from_ascii(uci.as_bytes())
+            .ok()
+            .and_then(|u| u.to_move(before).ok())
+            .map_or_else(
+                || uci.to_string(),
+                |m| San::from_move(before, m).to_string(),
+            )
+    };
     let json = precedent::think::to_json(t);
     let probabilities = json["model"]
         .as_array()
         .map(|ms| {
             ms.iter()
-                .filter_map(|m| Some((m["move"].as_str()?.to_string(), m["probability"].as_f64()?)))
+                .filter_map(|m| Some((san_of(m["move"].as_str()?), m["probability"].as_f64()?)))
                 .collect()
         })
         .unwrap_or_default();
@@ -268,7 +284,12 @@ fn engine_move(t: &Thought, san: String) -> EngineMove {
         san,
         explanation: explain(t),
         probabilities,
-        precedents: serde_json::to_value(&t.decision.cases).unwrap_or_default(),
+        precedents: {
+            // Those that played the move first, nearest first.
+            let mut cases: Vec<_> = t.decision.cases.iter().collect();
+            cases.sort_by_key(|c| c.adapted != t.bestmove);
+            serde_json::to_value(cases).unwrap_or_default()
+        },
         elapsed_ms: t.elapsed.as_secs_f64() * 1e3,
     }
 }
@@ -320,6 +341,24 @@ impl Played {
         (pos.halfmoves() >= 100).then(|| "1/2-1/2 fifty moves".into())
     }
 
+    /// The legal moves by the square they leave (castling as the king's two-square move),
+    /// none once the game is over.
+    fn dests(&self) -> BTreeMap<String, Vec<String>> {
+        let mut dests: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        if self.result().is_some() {
+            return dests;
+        }
+        for m in self.game.position.legal_moves() {
+            let uci = m.to_uci(CastlingMode::Standard).to_string();
+            let (from, to) = (uci[..2].to_string(), uci[2..4].to_string());
+            let tos = dests.entry(from).or_default();
+            if !tos.contains(&to) {
+                tos.push(to);
+            }
+        }
+        dests
+    }
+
     /// What the client sees.
     pub fn view(&self, id: u64) -> View {
         let fen =
@@ -337,6 +376,8 @@ impl Played {
             san: self.sans.clone(),
             turn: colour_name(self.game.position.turn()),
             result: self.result(),
+            check: self.game.position.is_check(),
+            dests: self.dests(),
             last: self.last.clone(),
         }
     }

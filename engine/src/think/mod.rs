@@ -540,12 +540,24 @@ fn play_book(
     if !revised.verdicts.iter().any(|v| v.accepted) {
         return None;
     }
-    let cases = player.cases().len() as u64;
+    // Their nearest cases (their games in this very position first): the precedents shown.
+    let decision = retrieve_and_reuse(
+        (player.cases(), None),
+        &game.position,
+        cfg,
+        &limits,
+        castling,
+        true,
+    )
+    .unwrap_or_else(|_| {
+        let cases = player.cases().len() as u64;
+        Decision::not_consulted(revised.mv, castling, cases, "the player's own move")
+    });
     Some(Thought {
         score: EngineScore::from_value(revised.value),
         bestmove: revised.bestmove.clone(),
         mv: revised.mv,
-        decision: Decision::not_consulted(revised.mv, castling, cases, "the player's own move"),
+        decision,
         by: DecidedBy::Search {
             revised: Box::new(revised),
             model: None,
