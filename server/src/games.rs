@@ -19,6 +19,9 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 /// Games kept at once; a new one beyond them forgets the oldest.
 pub const MAX_GAMES: usize = 256;
 
+/// Megabytes of each game's search memory: with [`MAX_GAMES`], at most 1 GiB in all.
+const GAME_MEMORY_MB: usize = 4;
+
 /// A player file the server plays, by the name it was loaded as.
 pub struct Served {
     /// The player's name (their file's profile).
@@ -201,7 +204,7 @@ impl State {
             game: Game::new(Chess::default()),
             moves: Vec::new(),
             sans: Vec::new(),
-            memory: Memory::default(),
+            memory: Memory::new(GAME_MEMORY_MB),
             last: None,
         }));
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
