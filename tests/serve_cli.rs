@@ -176,6 +176,31 @@ fn games_against_a_level_and_a_player_file_show_the_precedents_of_every_engine_m
     let id = view["id"].as_u64().expect("id");
     let (status, again) = get(server.addr, &format!("/api/games/{id}"));
     assert_eq!((status, &again["moves"]), (200, &view["moves"]));
+    // Its PGN names the engine and replays to the same position.
+    let pgn = again["pgn"].as_str().expect("pgn");
+    assert!(
+        pgn.contains("[Black \"Precedent (as EricRosen)\"]"),
+        "{pgn}"
+    );
+    let sans: Vec<&str> = pgn
+        .split("\n\n")
+        .nth(1)
+        .expect("movetext")
+        .split_whitespace()
+        .filter(|t| !t.ends_with('.') && *t != "*")
+        .collect();
+    assert_eq!(sans.len(), 6, "{pgn}");
+    let mut pos = Chess::default();
+    for san in sans {
+        let m = san
+            .parse::<shakmaty::san::San>()
+            .expect("SAN")
+            .to_move(&pos)
+            .expect("legal");
+        pos.play_unchecked(m);
+    }
+    let fen = Fen::from_position(&pos, shakmaty::EnPassantMode::Legal).to_string();
+    assert_eq!(fen, again["fen"].as_str().expect("fen"));
 }
 
 #[test]

@@ -67,6 +67,7 @@ struct Games {
 /// One game.
 pub struct Played {
     opponent: Opponent,
+    engine_name: String,
     engine: Color,
     movetime: Duration,
     game: Game,
@@ -120,6 +121,8 @@ pub struct View {
     pub dests: BTreeMap<String, Vec<String>>,
     /// The engine's last move and why, if it has moved.
     pub last: Option<EngineMove>,
+    /// The game as PGN.
+    pub pgn: String,
 }
 
 /// Why a request cannot be done, said to the client as a 4xx.
@@ -197,8 +200,14 @@ impl State {
             }
             _ => {}
         }
+        let engine_name = match opponent {
+            Opponent::Default => "Precedent (default style)".to_string(),
+            Opponent::Level { elo } => format!("Precedent (level {elo})"),
+            Opponent::Player { id } => format!("Precedent (as {})", self.players[id].name),
+        };
         let played = Arc::new(Mutex::new(Played {
             opponent,
+            engine_name,
             engine: !user,
             movetime,
             game: Game::new(Chess::default()),
@@ -362,6 +371,31 @@ impl Played {
         dests
     }
 
+    /// The game as PGN: the engine and "You" by colour, the result once it is over.
+    fn pgn(&self) -> String {
+        let (white, black) = match self.engine {
+            Color::White => (self.engine_name.as_str(), "You"),
+            Color::Black => ("You", self.engine_name.as_str()),
+        };
+        let result = self
+            .result()
+            .and_then(|r| r.split_whitespace().next().map(str::to_string))
+            .unwrap_or_else(|| "*".to_string());
+        let mut text = format!(
+            "[Event \"Precedent\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n"
+        );
+        for (i, san) in self.sans.iter().enumerate() {
+            if i % 2 == 0 {
+                text.push_str(&format!("{}. ", i / 2 + 1));
+            }
+            text.push_str(san);
+            text.push(' ');
+        }
+        text.push_str(&result);
+        text.push('\n');
+        text
+    }
+
     /// What the client sees.
     pub fn view(&self, id: u64) -> View {
         let fen =
@@ -382,6 +416,7 @@ impl Played {
             check: self.game.position.is_check(),
             dests: self.dests(),
             last: self.last.clone(),
+            pgn: self.pgn(),
         }
     }
 }

@@ -97,6 +97,8 @@ function render() {
   $('moves').textContent = game.san
     .map((s, i) => (i % 2 === 0 ? `${i / 2 + 1}. ${s}` : s))
     .join(' ');
+  $('pgn').hidden = !game.result;
+  $('pgn').value = game.pgn;
   renderWhy(game.last);
 }
 
