@@ -124,10 +124,9 @@ fn play(addr: SocketAddr, mut view: serde_json::Value, moves: usize) -> serde_js
     view
 }
 
-#[test]
-fn games_against_a_level_and_a_player_file_show_the_precedents_of_every_engine_move() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let eric = dir.path().join("eric.cb");
+/// EricRosen's player file, built from the fixture into `dir`.
+fn eric_file(dir: &std::path::Path) -> std::path::PathBuf {
+    let eric = dir.join("eric.cb");
     let sample = fixture("lichess-rapid-sample.pgn.zst");
     run_json(&[
         "build",
@@ -140,6 +139,13 @@ fn games_against_a_level_and_a_player_file_show_the_precedents_of_every_engine_m
         eric.to_str().expect("utf-8"),
         "--json",
     ]);
+    eric
+}
+
+#[test]
+fn games_against_a_level_and_a_player_file_show_the_precedents_of_every_engine_move() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let eric = eric_file(dir.path());
     let server = start(&["--casebase", eric.to_str().expect("utf-8")]);
     let (status, opponents) = get(server.addr, "/api/opponents");
     assert_eq!(status, 200);
@@ -384,19 +390,7 @@ fn the_page_plays_a_level_and_a_player_file_in_a_real_browser() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let eric = dir.path().join("eric.cb");
-    let sample = fixture("lichess-rapid-sample.pgn.zst");
-    run_json(&[
-        "build",
-        sample.to_str().expect("utf-8"),
-        "--player",
-        "EricRosen",
-        "--fit-depth",
-        "2",
-        "-o",
-        eric.to_str().expect("utf-8"),
-        "--json",
-    ]);
+    let eric = eric_file(dir.path());
     let server = start(&["--casebase", eric.to_str().expect("utf-8")]);
     let out = Command::new(common::python())
         .arg(fixture("../browser/play.py"))

@@ -258,6 +258,17 @@ pub struct PlayedMove {
     pub mv: Move,
 }
 
+impl PlayedMove {
+    /// The game to think about it in: its position and the move before (no history).
+    pub fn game(&self) -> crate::position::Game {
+        crate::position::Game {
+            position: self.position.clone(),
+            last_move: self.last,
+            history: Vec::new(),
+        }
+    }
+}
+
 /// The times spent at one time control: tenths of a second a move, per move band, and the
 /// games timed.
 type Spent = ([Vec<u32>; 4], u64);

@@ -18,7 +18,6 @@ use precedent::casebase::profile::{
 };
 use precedent::casebase::{CaseBase, FitErrors, Judge, Without};
 use precedent::player::Knowledge;
-use precedent::position::Game;
 use precedent::revise::Memory;
 use precedent::search::Limits;
 use precedent::think::{EngineConfig, Style, think};
@@ -153,11 +152,7 @@ impl ErrorFitter {
                     || Memory::new(4),
                     |memory, m| {
                         memory.clear();
-                        let game = Game {
-                            position: m.position.clone(),
-                            last_move: m.last,
-                            history: Vec::new(),
-                        };
+                        let game = m.game();
                         let limits = Limits {
                             max_nodes: Some(self.nodes),
                             ..Limits::default()

@@ -15,7 +15,6 @@ use precedent::casebase::profile::{PlayedMove, PlayerModel};
 use precedent::casebase::{CaseBase, FitModel, Without};
 use precedent::model::{Evidence, ModelConfig};
 use precedent::player::Knowledge;
-use precedent::position::Game;
 use precedent::revise::Memory;
 use precedent::search::Limits;
 use precedent::think::{EngineConfig, judge_position};
@@ -74,11 +73,7 @@ pub fn fit_model(
             || Memory::new(4),
             |memory, m| {
                 memory.clear();
-                let game = Game {
-                    position: m.position.clone(),
-                    last_move: m.last,
-                    history: Vec::new(),
-                };
+                let game = m.game();
                 let limits = Limits {
                     max_depth: Some(depth.max(1)),
                     ..Limits::default()
