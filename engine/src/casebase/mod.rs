@@ -14,6 +14,7 @@ pub(crate) mod patterns;
 pub mod policy;
 pub mod profile;
 mod record;
+mod replay;
 pub(crate) mod summary;
 mod without;
 mod write;
@@ -43,6 +44,7 @@ use policy::PolicyTable;
 pub use profile::Profile;
 pub(crate) use record::position_key;
 pub use record::{Bucket, CaseClock, CaseMeta, GameControl, GameRecord, NO_EP};
+pub use replay::Replayed;
 pub use without::Without;
 pub use write::CaseBaseWriter;
 

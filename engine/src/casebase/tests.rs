@@ -1,6 +1,6 @@
 use std::io::Write;
 
-use shakmaty::{Board, Color, Square};
+use shakmaty::{Board, Chess, Color, Square};
 
 use super::*;
 use crate::case::CaseMove;
@@ -565,4 +565,86 @@ fn games_without_clocks_and_old_case_bases_have_no_clock_sections() {
     let embedded = CaseBase::embedded().expect("the embedded case base");
     assert_eq!((embedded.format_version(), embedded.timed_cases()), (4, 0));
     assert!(embedded.clocks().is_empty());
+}
+
+/// Builds a case base from PGN text with these options, in `dir`.
+fn built_with(dir: &Path, pgn: &str, options: BuildOptions) -> CaseBase {
+    let input = dir.join("games.pgn");
+    std::fs::write(&input, pgn).expect("write pgn");
+    let out = dir.join("games.cb");
+    let config = build::BuildConfig {
+        inputs: vec![input.display().to_string()],
+        out: out.clone(),
+        options,
+        strict: true,
+        judge: None,
+        fit: None,
+        fit_errors: None,
+    };
+    build::build(&config, &mut |_| {}).expect("build");
+    CaseBase::open(&out).expect("open")
+}
+
+#[test]
+fn a_game_replays_from_its_cases_and_each_case_stands_as_in_its_game() {
+    // Castling both ways, en passant by White, a promotion by Black.
+    let moves = "e4 d5 e5 f5 exf6 Nxf6 Nf3 e6 Bb5+ c6 O-O Bd6 d4 Qc7 Ba4 O-O Bg5 b5 Bb3 a5 \
+        a4 bxa4 Bc4 Ra6 Nc3 Rb6 Qd2 Rxb2 Rfb1 Rxb1+ Rxb1 a3 h3 a2 Kh1 a1=Q";
+    let mut pos = Chess::default();
+    let mut want = Vec::new();
+    for san in moves.split_whitespace() {
+        let m = san
+            .parse::<shakmaty::san::San>()
+            .expect("san")
+            .to_move(&pos)
+            .expect("legal");
+        want.push(m);
+        pos.play_unchecked(m);
+    }
+    let pgn = format!(
+        "[Event \"t\"]\n[White \"Alpha\"]\n[Black \"Beta\"]\n[Result \"0-1\"]\n\n{moves} 0-1\n\n"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let generic = built_with(dir.path(), &pgn, BuildOptions::default());
+    let replayed = generic.replay(0);
+    assert_eq!(replayed.moves, want);
+    assert!(replayed.complete);
+    // Every case's position is the game's before its move, its move the game's.
+    let mut pos = Chess::default();
+    for (ply, m) in want.iter().enumerate() {
+        let case = generic
+            .game_cases(0)
+            .into_iter()
+            .find(|&i| usize::from(generic.metas()[i].ply) == ply)
+            .expect("a case a ply");
+        let (at, played) = generic.case_position(case).expect("position");
+        assert_eq!(at.board(), pos.board(), "ply {ply}");
+        assert_eq!(at.turn(), pos.turn(), "ply {ply}");
+        assert_eq!(
+            at.castles().castling_rights(),
+            pos.castles().castling_rights()
+        );
+        assert_eq!(played, *m, "ply {ply}");
+        pos.play_unchecked(*m);
+    }
+    // A player's file has only their plies; the opponent's are bridged.
+    for name in ["alpha", "beta"] {
+        let options = BuildOptions {
+            players: vec![name.into()],
+            ..BuildOptions::default()
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let theirs = built_with(dir.path(), &pgn, options);
+        let replayed = theirs.replay(0);
+        assert!(replayed.complete, "{name}");
+        // Black's file ends with its last move, White's with White's last.
+        let n = if name == "alpha" {
+            want.len() - 1
+        } else {
+            want.len()
+        };
+        assert_eq!(replayed.moves, want[..n], "{name}");
+    }
+    // No such game: nothing.
+    assert_eq!(generic.replay(7), Replayed::default());
 }

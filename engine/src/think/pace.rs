@@ -14,7 +14,12 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Move, Position, Role};
 
+use std::time::Duration;
+
+use crate::casebase::CaseBase;
 use crate::pgn::MoveClock;
+use crate::position::Game;
+use crate::think::Thought;
 
 /// The pacing model's inputs, in the order of [`features`]. The clock is read as its log
 /// (`log_left`), the time control's scale (`log_scale`, [`ClockSituation::scale`]), the even
@@ -438,6 +443,59 @@ impl HumanPlan {
     /// this clock, [`cases_time`]).
     pub fn left(&self) -> f64 {
         self.clock.left
+    }
+}
+
+impl HumanPlan {
+    /// A person's plan for the move of `game` in the clock `situation` (`None` without a fitted
+    /// pacing model), drawn from `seed` (with the game's ply) or from the system; its longest
+    /// time held within `maximum`, the clock's most for this move. What the UCI loop and the
+    /// web server both play by.
+    pub fn for_move(
+        model: &PaceModel,
+        game: &Game,
+        situation: ClockSituation,
+        maximum: Duration,
+        seed: Option<u64>,
+    ) -> Option<HumanPlan> {
+        let mut rng: rand::rngs::StdRng = match seed {
+            Some(seed) => rand::SeedableRng::seed_from_u64(seed ^ u64::from(game.ply())),
+            None => rand::SeedableRng::from_os_rng(),
+        };
+        let last = game.last_move.as_ref();
+        let mut plan = HumanPlan::new(model, &game.position, last, situation, &mut rng)?;
+        plan.maximum = maximum.as_secs_f64();
+        plan.longest = plan.longest.min(plan.maximum);
+        Some(plan)
+    }
+
+    /// The seconds a person takes over `t`'s move in `game` (the clocks of its nearest cases in
+    /// `cb`, the case base its cases are of, read when it has them), within the clock's most,
+    /// with the line that says where the time came from.
+    pub fn taken(&self, game: &Game, t: &Thought, cb: &CaseBase) -> (f64, String) {
+        let clocks: Vec<MoveClock> = if cb.timed_cases() > 0 {
+            t.decision
+                .cases
+                .iter()
+                .filter_map(|c| cb.case_clock(c.index))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let timed = clocks.len();
+        let cases = cases_time(clocks, self.left());
+        let seconds = self
+            .seconds(&game.position, game.last_move.as_ref(), &t.mv, cases)
+            .min(self.maximum);
+        let from = match cases {
+            Some(_) => format!("the pacing model and {timed} nearest cases' clocks"),
+            None => "the pacing model".to_string(),
+        };
+        let line = format!(
+            "human time {seconds:.1} s, from {from} (the longest for a move here {:.1} s)",
+            self.longest
+        );
+        (seconds, line)
     }
 }
 

@@ -23,7 +23,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use crate::casebase::{CaseBase, CaseBaseError};
-use crate::pgn::{MoveClock, Speed};
+use crate::pgn::Speed;
 use crate::player::Loaded;
 use crate::position::{Game, parse_fen, play_line};
 use crate::reuse::{NoLegalMove, expected_to_cp, reuse};
@@ -32,7 +32,7 @@ use crate::search::Limits;
 use crate::search::RootResult;
 use crate::think::config::{EngineConfig, PlayerClock};
 use crate::think::explain::explain;
-use crate::think::pace::{ClockMemory, ClockSituation, HumanPlan, cases_time};
+use crate::think::pace::{ClockMemory, ClockSituation, HumanPlan};
 use crate::think::timeman::{Clock, plan};
 use crate::think::{DecidedBy, EngineScore, Thought, think};
 use command::parse;
@@ -370,7 +370,8 @@ impl Engine {
         // longest a legal move would take, and the move waits for its own time.
         let human = match (config.human_time, plan, situation) {
             (true, Some(plan), Some(situation)) if !hold => {
-                self.human_plan(situation, &config, plan.maximum)
+                let seed = config.reuse.seed;
+                HumanPlan::for_move(&config.pace, &self.game, situation, plan.maximum, seed)
             }
             _ => None,
         };
@@ -451,28 +452,6 @@ impl Engine {
         )
     }
 
-    /// The plan of a person's time for this `go` in the clock `situation` (`None` without a
-    /// fitted pacing model); the longest time is held within `maximum`, the clock's most for
-    /// this move.
-    fn human_plan(
-        &mut self,
-        situation: ClockSituation,
-        config: &EngineConfig,
-        maximum: Duration,
-    ) -> Option<HumanPlan> {
-        let pos = &self.game.position;
-        let ply = self.game.ply();
-        let mut rng: rand::rngs::StdRng = match config.reuse.seed {
-            Some(seed) => rand::SeedableRng::seed_from_u64(seed ^ u64::from(ply)),
-            None => rand::SeedableRng::from_os_rng(),
-        };
-        let last = self.game.last_move.as_ref();
-        let mut plan = HumanPlan::new(&config.pace, pos, last, situation, &mut rng)?;
-        plan.maximum = maximum.as_secs_f64();
-        plan.longest = plan.longest.min(plan.maximum);
-        Some(plan)
-    }
-
     fn ponderhit(&mut self) {
         let Some(running) = &mut self.running else {
             return;
@@ -505,9 +484,9 @@ impl Engine {
     }
 }
 
-/// The move a search chose, with the clocks of its nearest cases (none in a case base
-/// without clocks).
-type Chosen = (Move, Vec<MoveClock>);
+/// Under `HumanTime`, the seconds a person would take over the move chosen, and the line that
+/// says so.
+type Chosen = (f64, String);
 
 /// Everything a search needs, moved to its thread.
 struct Job {
@@ -532,25 +511,12 @@ struct Job {
 
 impl Job {
     fn run(self) {
-        let (lines, best, chosen) = self.think();
+        let (lines, best, waits) = self.think();
         for line in &lines {
             send(line);
         }
-        if let (Some(plan), Some((mv, clocks))) = (&self.human, chosen) {
-            let pos = &self.game.position;
-            let timed = clocks.len();
-            let cases = cases_time(clocks, plan.left());
-            let seconds = plan.seconds(pos, self.game.last_move.as_ref(), &mv, cases);
-            let seconds = seconds.min(plan.maximum);
-            let from = match cases {
-                Some(_) => format!("the pacing model and {timed} nearest cases' clocks"),
-                None => "the pacing model".to_string(),
-            };
-            send(&format!(
-                "info string human time {seconds:.1} s, from {from} (the longest for a move here \
-                 {:.1} s)",
-                plan.longest
-            ));
+        if let Some((seconds, line)) = waits {
+            send(&format!("info string {line}"));
             self.wait_until(self.started + Duration::from_secs_f64(seconds));
         }
         // Infinite analysis and pondering keep their bestmove until stop or ponderhit.
@@ -597,8 +563,8 @@ impl Job {
         }
     }
 
-    /// Thinks, and returns the `info` lines, the `bestmove` line, and the move with the clocks
-    /// of its nearest cases (none in a case base without clocks).
+    /// Thinks, and returns the `info` lines, the `bestmove` line, and under `HumanTime` how
+    /// long to wait before it.
     fn think(&self) -> (Vec<String>, String, Option<Chosen>) {
         let Some(loaded) = &self.casebase else {
             return self.first_legal_move();
@@ -657,13 +623,13 @@ impl Job {
         (
             vec!["info string error: no case base loaded; playing the first legal move".into()],
             line,
-            legal.first().map(|m| (*m, Vec::new())),
+            None,
         )
     }
 
     /// The answer of thought `t` (in case base `cb`, the table `hashfull` after it): its
     /// `info` lines with their explanation, its `bestmove` line (with the move to ponder on
-    /// when asked), and the move with the clocks of its nearest cases.
+    /// when asked), and under `HumanTime` how long a person would take over the move.
     fn answer(
         &self,
         t: &Thought,
@@ -684,17 +650,11 @@ impl Job {
             best.push_str(&format!(" ponder {reply}"));
         }
         lines.extend(explain(t).into_iter().map(|l| format!("info string {l}")));
-        // The cases' clocks matter only to a human time (none without clocks).
-        let clocks = match &self.human {
-            Some(_) if cb.timed_cases() > 0 => t
-                .decision
-                .cases
-                .iter()
-                .filter_map(|c| cb.case_clock(c.index))
-                .collect(),
-            _ => Vec::new(),
-        };
-        (lines, best, Some((t.mv, clocks)))
+        let waits = self
+            .human
+            .as_ref()
+            .map(|plan| plan.taken(&self.game, t, cb));
+        (lines, best, waits)
     }
 
     /// The expected reply, to ponder on: the search's principal variation, or the cases' reply.
