@@ -97,7 +97,58 @@ fn assert_explained(view: &serde_json::Value) {
     for p in precedents {
         assert!(p["white"].is_string() && p["black"].is_string(), "{p}");
         assert!((0.0..=1.0).contains(&p["similarity"].as_f64().expect("similarity")));
+        // The position it remembers, and where it differs from the board: nowhere when it is
+        // this very position.
+        let fen: Fen = p["fen"]
+            .as_str()
+            .expect("its position")
+            .parse()
+            .expect("FEN");
+        fen.into_position::<Chess>(CastlingMode::Standard)
+            .expect("a legal position");
+        let differs = p["differs"].as_array().expect("differing squares");
+        if p["exact"] == true {
+            assert!(differs.is_empty(), "{p}");
+        }
+        assert!(p["base"].is_string(), "{p}");
     }
+}
+
+/// The game of precedent `p` opened through its link: replayed to its ply, the position it
+/// remembers.
+fn assert_opens(addr: SocketAddr, p: &serde_json::Value) {
+    let path = format!(
+        "/api/casegames/{}/{}",
+        p["base"].as_str().expect("base"),
+        p["game_index"]
+    );
+    let (status, game) = get(addr, &path);
+    assert_eq!(status, 200, "{path}: {game}");
+    let ply = p["ply"].as_u64().expect("ply") as usize;
+    let moves = game["moves"].as_array().expect("moves");
+    assert!(
+        moves.len() > ply,
+        "{path}: {} moves, ply {ply}",
+        moves.len()
+    );
+    let mut pos = Chess::default();
+    for m in &moves[..ply] {
+        let uci: shakmaty::uci::UciMove = m.as_str().expect("uci").parse().expect("UCI");
+        let m = uci.to_move(&pos).expect("legal");
+        pos.play_unchecked(m);
+    }
+    let fen = Fen::from_position(&pos, shakmaty::EnPassantMode::Legal).to_string();
+    assert_eq!(
+        fen.split(' ').next(),
+        p["fen"].as_str().expect("fen").split(' ').next(),
+        "{path}"
+    );
+    assert!(
+        game["pgn"]
+            .as_str()
+            .expect("pgn")
+            .contains(p["white"].as_str().expect("white"))
+    );
 }
 
 /// Plays `moves` user moves of the game `view` (the first legal move each time), checking
@@ -210,6 +261,159 @@ fn games_against_a_level_and_a_player_file_show_the_precedents_of_every_engine_m
 }
 
 #[test]
+fn a_game_on_a_clock_takes_back_offers_a_draw_resigns_and_opens_its_precedents_games() {
+    let server = start(&[]);
+    let addr = server.addr;
+    // Three minutes and two seconds a move; the engine takes a person's time.
+    let (status, view) = post(
+        addr,
+        "/api/games",
+        r#"{"opponent":{"kind":"level","elo":1600},"color":"black","clock":{"initial_s":180,"increment_s":2},"human_time":true}"#,
+    );
+    assert_eq!(status, 200, "{view}");
+    assert_explained(&view);
+    let clock = &view["clock"];
+    assert_eq!(clock["running"], "black", "{view}");
+    assert!(
+        clock["white_ms"].as_u64().expect("white") > 170_000,
+        "{clock}"
+    );
+    let said = view["last"]["explanation"].to_string();
+    assert!(said.contains("human time"), "{said}");
+    let view = play(addr, view, 3);
+    let id = view["id"].as_u64().expect("id");
+    for p in view["last"]["precedents"]
+        .as_array()
+        .expect("precedents")
+        .iter()
+        .take(3)
+    {
+        assert_opens(addr, p);
+    }
+    // Each engine move's why stays readable by its ply.
+    let plies = view["engine_plies"].as_array().expect("engine plies");
+    assert_eq!(plies.len(), 4, "{view}");
+    let (status, why) = get(addr, &format!("/api/games/{id}/why/{}", plies[1]));
+    assert_eq!(status, 200, "{why}");
+    assert!(
+        why["precedents"].as_array().is_some_and(|p| !p.is_empty()),
+        "{why}"
+    );
+    // Taking back: the user's last move and the reply go.
+    let (status, back) = post(addr, &format!("/api/games/{id}/takeback"), "{}");
+    assert_eq!(status, 200, "{back}");
+    assert_eq!(back["moves"].as_array().expect("moves").len(), 5, "{back}");
+    assert_eq!(back["turn"], "black");
+    // A draw offered early: the engine answers, one way or the other.
+    let (status, offered) = post(addr, &format!("/api/games/{id}/draw"), "{}");
+    assert_eq!(status, 200, "{offered}");
+    assert!(
+        offered["notice"]
+            .as_str()
+            .is_some_and(|n| n.contains("draw")),
+        "{offered}"
+    );
+    if offered["result"].is_null() {
+        let (status, resigned) = post(addr, &format!("/api/games/{id}/resign"), "{}");
+        assert_eq!(status, 200, "{resigned}");
+        assert_eq!(resigned["result"], "1-0 Black resigned", "{resigned}");
+        assert!(
+            resigned["pgn"]
+                .as_str()
+                .expect("pgn")
+                .contains("[Result \"1-0\"]")
+        );
+        assert!(resigned["clock"]["running"].is_null(), "{resigned}");
+    }
+    // Over: no move, no takeback, no second resignation.
+    for what in ["move", "takeback", "resign", "draw"] {
+        let (status, answer) = post(
+            addr,
+            &format!("/api/games/{id}/{what}"),
+            r#"{"move":"e7e5"}"#,
+        );
+        assert!(status == 409 || status == 422, "{what}: {status} {answer}");
+    }
+}
+
+#[test]
+fn a_pasted_game_is_analysed_a_dossier_read_and_its_player_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let eric = eric_file(dir.path());
+    let other = dir.path().join("other.cb");
+    let sample = fixture("lichess-rapid-sample.pgn.zst");
+    run_json(&[
+        "build",
+        sample.to_str().expect("utf-8"),
+        "--player",
+        "pusha_shri",
+        "--fit-depth",
+        "2",
+        "-o",
+        other.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    let server = start(&[
+        "--casebase",
+        eric.to_str().expect("utf-8"),
+        "--casebase",
+        other.to_str().expect("utf-8"),
+    ]);
+    let addr = server.addr;
+    // One of EricRosen's games, as his file replays it: at least 40 moves.
+    let (status, game) = get(addr, "/api/casegames/player0/0");
+    assert_eq!(status, 200, "{game}");
+    let pgn = game["pgn"].as_str().expect("pgn").to_string();
+    let plies = game["san"].as_array().expect("san").len();
+    assert!(plies >= 40, "{plies} plies");
+    let body = serde_json::json!({ "pgn": pgn, "opponent": {"kind": "level", "elo": 1800}, "movetime_ms": 20 });
+    let (status, analysis) = post(addr, "/api/analyses", &body.to_string());
+    assert_eq!(status, 200, "{analysis}");
+    let moves = analysis["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), plies, "{analysis}");
+    for m in moves {
+        let p = m["probability"].as_f64().expect("probability");
+        assert!((0.0..=1.0).contains(&p), "{m}");
+        assert!(m["rank"].as_u64().expect("rank") >= 1);
+        let forced = m["legal"] == 1;
+        assert!(m["alternative"].is_array() || forced, "{m}");
+        assert!(m["precedent"]["fen"].is_string(), "{m}");
+        assert!(m["loss_cp"].is_null(), "no judge: {m}");
+    }
+    assert!(analysis["mean_log_likelihood"].as_f64().expect("mean") < 0.0);
+    // As his own file reads it, one side's moves: likelier than the level finds them.
+    let body = serde_json::json!({ "pgn": pgn, "opponent": {"kind": "player", "id": 0}, "movetime_ms": 20, "sides": "white" });
+    let (status, his) = post(addr, "/api/analyses", &body.to_string());
+    assert_eq!(status, 200, "{his}");
+    assert!(
+        his["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .all(|m| m["side"] == "white")
+    );
+    // The dossier: his openings as a tree of positions, the report's figures and chart.
+    let (status, dossier) = get(addr, "/api/players/0/dossier");
+    assert_eq!(status, 200, "{dossier}");
+    assert_eq!(dossier["dossier"]["profile"]["name"], "EricRosen");
+    let tree = dossier["white_tree"].as_array().expect("tree");
+    assert!(
+        !tree.is_empty() && tree.iter().all(|n| n["fen"].is_string()),
+        "{dossier}"
+    );
+    // Who played it: his file first of the two.
+    let body = serde_json::json!({ "pgn": pgn, "player": "EricRosen" });
+    let (status, who) = post(addr, "/api/who", &body.to_string());
+    assert_eq!(status, 200, "{who}");
+    assert_eq!(who["ranking"][0]["name"], "EricRosen", "{who}");
+    assert_eq!(
+        who["ranking"].as_array().expect("ranking").len(),
+        2,
+        "{who}"
+    );
+}
+
+#[test]
 fn every_malformed_request_gets_a_4xx_with_one_line_and_the_server_keeps_serving() {
     let server = start(&[]);
     let addr = server.addr;
@@ -221,8 +425,15 @@ fn every_malformed_request_gets_a_4xx_with_one_line_and_the_server_keeps_serving
     assert_eq!(status, 200, "{view}");
     let id = view["id"].as_u64().expect("id");
     let game = format!("/api/games/{id}/move");
-    let big = format!(r#"{{"move":"{}"}}"#, "a".repeat(70_000));
+    let big = format!(r#"{{"move":"{}"}}"#, "a".repeat(300_000));
     let cases: Vec<(&str, String, Vec<u8>, &str, u16)> = vec![
+        (
+            "POST",
+            format!("/api/games/{id}/takeback"),
+            Vec::new(),
+            "application/json",
+            409,
+        ),
         (
             "POST",
             "/api/games".into(),
@@ -320,6 +531,120 @@ fn every_malformed_request_gets_a_4xx_with_one_line_and_the_server_keeps_serving
             Vec::new(),
             "application/json",
             404,
+        ),
+        (
+            "POST",
+            "/api/games".into(),
+            br#"{"opponent":{"kind":"default"},"color":"white","clock":{"initial_s":0}}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/games".into(),
+            br#"{"opponent":{"kind":"default"},"color":"white","movetime_ms":100,"clock":{"initial_s":60}}"#
+                .to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            format!("/api/games/{id}/why/0"),
+            Vec::new(),
+            "application/json",
+            405,
+        ),
+        (
+            "GET",
+            format!("/api/games/{id}/why/999"),
+            Vec::new(),
+            "application/json",
+            409,
+        ),
+        (
+            "GET",
+            "/api/casegames/nowhere/1".into(),
+            Vec::new(),
+            "application/json",
+            404,
+        ),
+        (
+            "GET",
+            "/api/casegames/generic/4000000000".into(),
+            Vec::new(),
+            "application/json",
+            404,
+        ),
+        (
+            "GET",
+            "/api/casegames/generic/x".into(),
+            Vec::new(),
+            "application/json",
+            400,
+        ),
+        (
+            "POST",
+            "/api/analyses".into(),
+            br#"{"pgn":"1. e4 e5 2. Ke3","opponent":{"kind":"default"}}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/analyses".into(),
+            br#"{"pgn":"[White \"a\"","opponent":{"kind":"default"}}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/analyses".into(),
+            br#"{"pgn":"","opponent":{"kind":"default"}}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/analyses".into(),
+            br#"{"pgn":"1. e4","opponent":{"kind":"player","id":3}}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/analyses".into(),
+            br#"{"pgn":"1. e4","opponent":{"kind":"default"},"movetime_ms":0}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/analyses".into(),
+            br#"{"pgn":"[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1. e4","opponent":{"kind":"default"}}"#
+                .to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/who".into(),
+            br#"{"pgn":"1. e4 e5"}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "GET",
+            "/api/players/0/dossier".into(),
+            Vec::new(),
+            "application/json",
+            422,
+        ),
+        (
+            "GET",
+            "/api/players/x/dossier".into(),
+            Vec::new(),
+            "application/json",
+            400,
         ),
     ];
     for round in 0..20 {

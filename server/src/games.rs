@@ -5,22 +5,37 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use precedent::pgn::Speed;
 use precedent::player::Loaded;
-use precedent::position::Game;
+use precedent::position::{Game, key};
 use precedent::reuse::NoLegalMove;
 use precedent::revise::Memory;
 use precedent::search::Limits;
-use precedent::think::{EngineConfig, Thought, explain, think};
+use precedent::think::{
+    Clock, ClockMemory, EngineConfig, EngineScore, HumanPlan, PlayerClock, Thought, explain, plan,
+    think,
+};
 use serde::{Deserialize, Serialize};
 use shakmaty::san::San;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
+use crate::precedents::{BaseId, Precedent, movetext, precedents};
+
 /// Games kept at once; a new one beyond them forgets the oldest.
 pub const MAX_GAMES: usize = 256;
 
-/// Megabytes of each game's search memory: with [`MAX_GAMES`], at most 1 GiB in all.
+/// Megabytes of each game's search memory: with [`MAX_GAMES`], at most 1 GiB in all. A game
+/// that ends gives its memory back.
 const GAME_MEMORY_MB: usize = 4;
+
+/// What the engine keeps off its clock for the network and the page, as a GUI's
+/// `Move Overhead`.
+const OVERHEAD: Duration = Duration::from_millis(100);
+
+/// The engine accepts a draw offered when its last move's score, from its side, is at most
+/// this (centipawns): when it does not think it stands better.
+const DRAW_ACCEPT_CP: i32 = 0;
 
 /// A player file the server plays, by the name it was loaded as.
 pub struct Served {
@@ -53,7 +68,10 @@ pub struct State {
     generic: Loaded,
     players: Vec<Served>,
     cfg: EngineConfig,
+    judge: Option<String>,
     games: Mutex<Games>,
+    /// Each player file's dossier (JSON), made when first asked for.
+    dossiers: Vec<std::sync::OnceLock<Arc<String>>>,
 }
 
 /// The games by id, and their order of creation.
@@ -64,17 +82,94 @@ struct Games {
     order: VecDeque<u64>,
 }
 
+/// How the engine's time is given: a fixed time a move, or a clock each.
+#[derive(Clone, Copy, Debug)]
+pub enum TimeRule {
+    /// This long a move, no clock.
+    MoveTime(Duration),
+    /// A clock for each side: the initial time and the increment, as in a GUI.
+    Clock {
+        /// Each side's time at the start.
+        initial: Duration,
+        /// Added after each move.
+        increment: Duration,
+    },
+}
+
+/// The clocks of a game with a clock.
+#[derive(Clone, Debug)]
+struct Clocks {
+    initial: Duration,
+    increment: Duration,
+    /// White's and Black's time left, as of when the side to move's clock started.
+    left: [Duration; 2],
+    /// When the side to move's clock started.
+    since: Instant,
+    /// What the engine remembers of the clocks from one of its moves to the next.
+    memory: ClockMemory,
+    /// Whether the clocks have stopped (the game is over).
+    stopped: bool,
+}
+
+fn side(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+impl Clocks {
+    /// The time left of `c` now (its clock running when it is to move).
+    fn now(&self, c: Color, turn: Color) -> Duration {
+        let left = self.left[side(c)];
+        if c == turn && !self.stopped {
+            left.saturating_sub(self.since.elapsed())
+        } else {
+            left
+        }
+    }
+
+    /// `c` has moved: its time taken off, its increment added; the other clock starts. Whether
+    /// its time ran out first.
+    fn moved(&mut self, c: Color) -> bool {
+        let took = self.since.elapsed();
+        let left = &mut self.left[side(c)];
+        let flagged = took > *left;
+        *left = left.saturating_sub(took) + self.increment;
+        self.since = Instant::now();
+        flagged
+    }
+
+    /// Stops the clocks, the side to move's time as it is now.
+    fn stop(&mut self, turn: Color) {
+        if !self.stopped {
+            self.left[side(turn)] = self.now(turn, turn);
+            self.stopped = true;
+        }
+    }
+}
+
 /// One game.
 pub struct Played {
     opponent: Opponent,
     engine_name: String,
     engine: Color,
     movetime: Duration,
+    clocks: Option<Clocks>,
+    human_time: bool,
     game: Game,
     moves: Vec<Move>,
     sans: Vec<String>,
-    memory: Memory,
-    last: Option<EngineMove>,
+    /// The engine's move and why, at each of its plies.
+    whys: Vec<Option<EngineMove>>,
+    /// Its score after its last move, from its side.
+    score: Option<EngineScore>,
+    /// How the game ended other than on the board (resignation, time, agreement).
+    ended: Option<String>,
+    /// What the engine answered the user's last offer.
+    notice: Option<String>,
+    /// The search's memory, while the game goes on.
+    memory: Option<Memory>,
 }
 
 /// The engine's move, and why.
@@ -90,8 +185,9 @@ pub struct EngineMove {
     /// The move model's moves (in SAN), likeliest first, with their probabilities, when the
     /// model judged the position.
     pub probabilities: Vec<(String, f64)>,
-    /// The precedents: the nearest cases that voted, each with its game.
-    pub precedents: serde_json::Value,
+    /// The precedents: the nearest cases that voted, those that played the move first, each
+    /// with its game and the position it remembers.
+    pub precedents: Vec<Precedent>,
     /// Milliseconds thought.
     pub elapsed_ms: f64,
 }
@@ -121,8 +217,29 @@ pub struct View {
     pub dests: BTreeMap<String, Vec<String>>,
     /// The engine's last move and why, if it has moved.
     pub last: Option<EngineMove>,
+    /// The plies the engine played (their why: `GET /api/games/{id}/why/{ply}`).
+    pub engine_plies: Vec<usize>,
+    /// The clocks, when the game has them.
+    pub clock: Option<ClockView>,
+    /// What the engine answered the user's last offer (a draw).
+    pub notice: Option<String>,
     /// The game as PGN.
     pub pgn: String,
+}
+
+/// The clocks as a client sees them.
+#[derive(Debug, Serialize)]
+pub struct ClockView {
+    /// White's time left, milliseconds.
+    pub white_ms: u64,
+    /// Black's.
+    pub black_ms: u64,
+    /// The side whose clock runs, if one does.
+    pub running: Option<&'static str>,
+    /// The initial time and increment, seconds.
+    pub initial_s: f64,
+    /// The increment, seconds.
+    pub increment_s: f64,
 }
 
 /// Why a request cannot be done, said to the client as a 4xx.
@@ -140,6 +257,12 @@ pub enum GameError {
     /// It is the engine's turn, or the game is over.
     #[error("{0}")]
     NotYourTurn(String),
+    /// There is nothing to take back, or no such engine move.
+    #[error("{0}")]
+    Nothing(String),
+    /// The judge engine failed.
+    #[error("{0}")]
+    Judge(String),
 }
 
 fn colour_name(c: Color) -> &'static str {
@@ -150,13 +273,23 @@ fn colour_name(c: Color) -> &'static str {
 }
 
 impl State {
-    /// The state of a server with these case bases and settings.
-    pub fn new(generic: Loaded, players: Vec<Served>, cfg: EngineConfig) -> State {
+    /// The state of a server with these case bases and settings, and the judge engine's
+    /// command (what analyses report each move's loss by), if any.
+    pub fn new(
+        generic: Loaded,
+        players: Vec<Served>,
+        cfg: EngineConfig,
+        judge: Option<String>,
+    ) -> State {
         State {
             generic,
-            players,
             cfg,
+            judge,
             games: Mutex::new(Games::default()),
+            dossiers: (0..players.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
+            players,
         }
     }
 
@@ -173,48 +306,51 @@ impl State {
         })
     }
 
-    /// Starts a game against `opponent` with the user playing `user`; the engine moves first
-    /// when it has White.
+    /// Starts a game against `opponent` with the user playing `user`, the engine's time by
+    /// `time` (and a person's time for each move with `human_time`, under a clock); the engine
+    /// moves first when it has White.
     pub fn start(
         &self,
         opponent: Opponent,
         user: Color,
-        movetime: Duration,
+        time: TimeRule,
+        human_time: bool,
     ) -> Result<(u64, Arc<Mutex<Played>>), GameError> {
-        match opponent {
-            Opponent::Player { id } if id >= self.players.len() => {
-                return Err(GameError::NoOpponent(format!(
-                    "no player file {id}: {} loaded",
-                    self.players.len()
-                )));
-            }
-            Opponent::Level { elo } => {
-                let Some((lo, hi)) = self.cfg.elo_range() else {
-                    return Err(GameError::NoOpponent("no levels in the parameters".into()));
-                };
-                if !(lo..=hi).contains(&elo) {
-                    return Err(GameError::NoOpponent(format!(
-                        "level {elo} is outside {lo}..{hi}"
-                    )));
-                }
-            }
-            _ => {}
-        }
+        self.reasoner(opponent)?;
         let engine_name = match opponent {
             Opponent::Default => "Precedent (default style)".to_string(),
             Opponent::Level { elo } => format!("Precedent (level {elo})"),
             Opponent::Player { id } => format!("Precedent (as {})", self.players[id].name),
+        };
+        let (movetime, clocks) = match time {
+            TimeRule::MoveTime(t) => (t, None),
+            TimeRule::Clock { initial, increment } => (
+                initial,
+                Some(Clocks {
+                    initial,
+                    increment,
+                    left: [initial; 2],
+                    since: Instant::now(),
+                    memory: ClockMemory::default(),
+                    stopped: false,
+                }),
+            ),
         };
         let played = Arc::new(Mutex::new(Played {
             opponent,
             engine_name,
             engine: !user,
             movetime,
+            human_time: human_time && clocks.is_some(),
+            clocks,
             game: Game::new(Chess::default()),
             moves: Vec::new(),
             sans: Vec::new(),
-            memory: Memory::new(GAME_MEMORY_MB),
-            last: None,
+            whys: Vec::new(),
+            score: None,
+            ended: None,
+            notice: None,
+            memory: Some(Memory::new(GAME_MEMORY_MB)),
         }));
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         let id = games.next;
@@ -229,50 +365,216 @@ impl State {
         Ok((id, played))
     }
 
+    /// What `opponent` judges a move with: its knowledge, the case base its precedents are
+    /// in, its settings (a level's resolved), and its name; or why it is not on offer.
+    pub fn reasoner(
+        &self,
+        opponent: Opponent,
+    ) -> Result<(&Loaded, BaseId, EngineConfig, String), GameError> {
+        match opponent {
+            Opponent::Default => Ok((
+                &self.generic,
+                BaseId::Generic,
+                self.cfg.clone(),
+                "the default style".into(),
+            )),
+            Opponent::Level { elo } => {
+                let Some((lo, hi)) = self.cfg.elo_range() else {
+                    return Err(GameError::NoOpponent("no levels in the parameters".into()));
+                };
+                if !(lo..=hi).contains(&elo) {
+                    return Err(GameError::NoOpponent(format!(
+                        "level {elo} is outside {lo}..{hi}"
+                    )));
+                }
+                let cfg = self.cfg.resolved_at(Some(elo), 1.0).0.into_owned();
+                Ok((&self.generic, BaseId::Generic, cfg, format!("level {elo}")))
+            }
+            Opponent::Player { id } => {
+                let p = self.players.get(id).ok_or_else(|| {
+                    GameError::NoOpponent(format!(
+                        "no player file {id}: {} loaded",
+                        self.players.len()
+                    ))
+                })?;
+                Ok((
+                    &p.loaded,
+                    BaseId::Player(id),
+                    self.cfg.clone(),
+                    p.name.clone(),
+                ))
+            }
+        }
+    }
+
+    /// Player file `id`'s dossier as JSON, made by `make` the first time it is asked for.
+    pub fn dossier(
+        &self,
+        id: usize,
+        make: impl FnOnce() -> Result<String, GameError>,
+    ) -> Result<Arc<String>, GameError> {
+        let cell = self
+            .dossiers
+            .get(id)
+            .ok_or_else(|| GameError::NoOpponent(format!("no player file {id}")))?;
+        if let Some(made) = cell.get() {
+            return Ok(Arc::clone(made));
+        }
+        let made = Arc::new(make()?);
+        Ok(Arc::clone(cell.get_or_init(|| made)))
+    }
+
+    /// The judge engine's command, when one is set.
+    pub fn judge(&self) -> Option<&str> {
+        self.judge.as_deref()
+    }
+
+    /// The loaded player files.
+    pub fn players(&self) -> &[Served] {
+        &self.players
+    }
+
+    /// The generic case base's knowledge.
+    pub fn generic(&self) -> &Loaded {
+        &self.generic
+    }
+
+    /// The engine's settings.
+    pub fn cfg(&self) -> &EngineConfig {
+        &self.cfg
+    }
+
     /// The game of `id`.
     pub fn game(&self, id: u64) -> Result<Arc<Mutex<Played>>, GameError> {
         let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         games.by_id.get(&id).cloned().ok_or(GameError::NoGame(id))
     }
 
-    /// The engine's move in `played`, if it is its turn and the game goes on.
+    /// The knowledge a game's opponent plays with, and the case base its precedents are in.
+    fn knowledge_of(&self, opponent: Opponent) -> (&Loaded, BaseId) {
+        match opponent {
+            Opponent::Player { id } => (&self.players[id].loaded, BaseId::Player(id)),
+            _ => (&self.generic, BaseId::Generic),
+        }
+    }
+
+    /// The case base a link names, if loaded.
+    pub fn casebase(&self, base: BaseId) -> Option<&precedent::casebase::CaseBase> {
+        match base {
+            BaseId::Generic => Some(self.generic.knowledge().generic()),
+            BaseId::Player(id) => Some(self.players.get(id)?.loaded.knowledge().voters()),
+        }
+    }
+
+    /// The engine's move in `played`, if it is its turn and the game goes on: thought within
+    /// its time a move, or as the UCI loop plans a move under a clock (and, with a person's
+    /// time, waiting until then).
     pub fn engine_moves(&self, played: &mut Played) {
-        if played.result().is_some() || played.game.position.turn() != played.engine {
+        if played.over().is_some() || played.game.position.turn() != played.engine {
             return;
         }
-        let (loaded, elo) = match played.opponent {
-            Opponent::Default => (&self.generic, None),
-            Opponent::Level { elo } => (&self.generic, Some(elo)),
-            Opponent::Player { id } => (&self.players[id].loaded, None),
+        let (loaded, base) = self.knowledge_of(played.opponent);
+        let elo = match played.opponent {
+            Opponent::Level { elo } => Some(elo),
+            _ => None,
         };
-        let cfg = EngineConfig {
+        let mut cfg = EngineConfig {
             elo,
             ..self.cfg.clone()
         };
+        let received = Instant::now();
+        let (mut deadline, mut optimum) = (Some(received + played.movetime), None);
+        let mut human = None;
+        if let Some(clocks) = &mut played.clocks {
+            let (ours, theirs) = (played.engine, !played.engine);
+            let clock = Clock {
+                remaining: Some(clocks.now(ours, ours)),
+                increment: clocks.increment,
+                ..Clock::default()
+            };
+            let most = plan(&clock, OVERHEAD);
+            deadline = most.map(|p| received + p.maximum);
+            optimum = most.and_then(|p| p.optimum).map(|o| received + o);
+            let (base_s, inc) = (clocks.initial.as_secs_f64(), clocks.increment.as_secs_f64());
+            if cfg.player_clock == PlayerClock::Auto {
+                cfg.player_clock = PlayerClock::of(Speed::of_clock(base_s, inc));
+            }
+            let situation = clocks.memory.observe(
+                played.game.ply(),
+                clocks.now(ours, ours).as_secs_f64(),
+                clocks.now(theirs, ours).as_secs_f64(),
+                inc,
+                inc,
+            );
+            if played.human_time
+                && let Some(p) = most
+            {
+                human = HumanPlan::for_move(
+                    &cfg.pace,
+                    &played.game,
+                    situation,
+                    p.maximum,
+                    cfg.reuse.seed,
+                );
+                if let Some(h) = &human {
+                    deadline =
+                        deadline.map(|d| d.min(received + Duration::from_secs_f64(h.longest)));
+                    optimum = optimum.map(|o| o.min(received + Duration::from_secs_f64(h.longest)));
+                }
+            }
+        }
+        if played.game.position.legal_moves().len() == 1 {
+            deadline = Some(received + Duration::from_millis(10));
+        }
         let limits = Limits {
-            deadline: Some(Instant::now() + played.movetime),
+            deadline,
+            optimum,
             ..Limits::default()
         };
+        let memory = played
+            .memory
+            .get_or_insert_with(|| Memory::new(GAME_MEMORY_MB));
+        let knowledge = loaded.knowledge();
         match think(
-            loaded.knowledge(),
+            knowledge,
             &played.game,
             &cfg,
             limits,
             CastlingMode::Standard,
-            &mut played.memory,
+            memory,
         ) {
             Ok(thought) => {
-                let before = played.game.position.clone();
-                let san = played.push(thought.mv);
-                played.last = Some(engine_move(&thought, san, &before));
+                let mut why =
+                    engine_move(&thought, &played.game.position, knowledge.voters(), base);
+                if let Some(h) = &human {
+                    let (seconds, line) = h.taken(&played.game, &thought, knowledge.voters());
+                    why.explanation.push(line);
+                    let until = received + Duration::from_secs_f64(seconds);
+                    std::thread::sleep(until.saturating_duration_since(Instant::now()));
+                }
+                played.score = Some(thought.score);
+                let ply = played.moves.len();
+                played.push(thought.mv);
+                if played.whys.len() <= ply {
+                    played.whys.resize(ply + 1, None);
+                }
+                played.whys[ply] = Some(why);
+                played.clock_moved(played.engine);
             }
             Err(NoLegalMove::Checkmate | NoLegalMove::Stalemate) => {}
         }
+        played.free_when_over();
     }
 }
 
-/// The engine's move `t` (`san`, played in `before`), its model's moves named in SAN.
-fn engine_move(t: &Thought, san: String, before: &Chess) -> EngineMove {
+/// The engine's move `t` in position `before`, its model's moves named in SAN, its precedents
+/// (cases of `cb`, named `base`) with the positions they remember.
+fn engine_move(
+    t: &Thought,
+    before: &Chess,
+    cb: &precedent::casebase::CaseBase,
+    base: BaseId,
+) -> EngineMove {
     let san_of = |uci: &str| {
         UciMove::from_ascii(uci.as_bytes())
             .ok()
@@ -291,17 +593,15 @@ fn engine_move(t: &Thought, san: String, before: &Chess) -> EngineMove {
                 .collect()
         })
         .unwrap_or_default();
+    // Those that played the move first, nearest first.
+    let mut cases = t.decision.cases.clone();
+    cases.sort_by_key(|c| c.adapted != t.bestmove);
     EngineMove {
         uci: t.bestmove.clone(),
-        san,
+        san: san_of(&t.bestmove),
         explanation: explain(t),
         probabilities,
-        precedents: {
-            // Those that played the move first, nearest first.
-            let mut cases: Vec<_> = t.decision.cases.iter().collect();
-            cases.sort_by_key(|c| c.adapted != t.bestmove);
-            serde_json::to_value(cases).unwrap_or_default()
-        },
+        precedents: precedents(&cases, cb, base, before),
         elapsed_ms: t.elapsed.as_secs_f64() * 1e3,
     }
 }
@@ -316,39 +616,179 @@ impl Played {
         san
     }
 
+    /// `c` has moved: its clock stops, and if its time had run out the game ends on time.
+    fn clock_moved(&mut self, c: Color) {
+        let flagged = self.clocks.as_mut().is_some_and(|k| k.moved(c));
+        if flagged && self.ended.is_none() {
+            self.ended = Some(self.flag(c));
+        }
+    }
+
+    /// How the game ends when `c`'s time runs out: lost, or drawn when the other side could
+    /// not mate.
+    fn flag(&self, c: Color) -> String {
+        if self.game.position.has_insufficient_material(!c) {
+            return format!(
+                "1/2-1/2 {} ran out of time; {} cannot mate",
+                name(c),
+                name(!c)
+            );
+        }
+        format!("{} {} ran out of time", won(!c), name(c))
+    }
+
+    /// Ends the game if the side to move's time has run out (its clock is read when shown).
+    pub fn check_time(&mut self) {
+        if self.over().is_some() {
+            return;
+        }
+        let turn = self.game.position.turn();
+        if let Some(k) = &self.clocks
+            && k.now(turn, turn).is_zero()
+        {
+            self.ended = Some(self.flag(turn));
+            self.free_when_over();
+        }
+    }
+
+    /// A finished game stops its clocks and gives its search memory back.
+    fn free_when_over(&mut self) {
+        if self.over().is_some() {
+            self.memory = None;
+            let turn = self.game.position.turn();
+            if let Some(k) = &mut self.clocks {
+                k.stop(turn);
+            }
+        }
+    }
+
     /// The user's move `text` (UCI notation), if legal and theirs to play.
     pub fn user_moves(&mut self, text: &str) -> Result<(), GameError> {
-        if let Some(r) = self.result() {
+        self.check_time();
+        if let Some(r) = self.over() {
             return Err(GameError::NotYourTurn(format!("the game is over: {r}")));
         }
         if self.game.position.turn() == self.engine {
             return Err(GameError::NotYourTurn("it is the engine's turn".into()));
         }
+        let shown: String = text.chars().take(16).collect();
         let uci = UciMove::from_ascii(text.trim().as_bytes())
-            .map_err(|_| GameError::Move(format!("{text:?} is not a move in UCI notation")))?;
+            .map_err(|_| GameError::Move(format!("{shown:?} is not a move in UCI notation")))?;
         let m = uci
             .to_move(&self.game.position)
             .map_err(|_| GameError::Move(format!("{text} is not legal here")))?;
+        self.notice = None;
         self.push(m);
+        self.clock_moved(!self.engine);
+        self.free_when_over();
         Ok(())
     }
 
-    /// How the game ended, if it has.
-    pub fn result(&self) -> Option<String> {
+    /// Takes back the user's last move and the engine's reply to it; the clocks keep what was
+    /// spent. Not after a resignation, a loss on time or an agreed draw.
+    pub fn take_back(&mut self) -> Result<(), GameError> {
+        if let Some(e) = &self.ended {
+            return Err(GameError::NotYourTurn(format!("the game is over: {e}")));
+        }
+        let user = !self.engine;
+        // The user's moves are the plies of their colour.
+        let last_user = (0..self.moves.len())
+            .rev()
+            .find(|&ply| (ply % 2 == 0) == (user == Color::White));
+        let Some(ply) = last_user else {
+            return Err(GameError::Nothing("no move of yours to take back".into()));
+        };
+        self.moves.truncate(ply);
+        self.sans.truncate(ply);
+        self.whys.truncate(ply);
+        self.game = Game::replay(Chess::default(), &self.moves);
+        self.score = None;
+        self.notice = None;
+        if let Some(k) = &mut self.clocks {
+            // The time since the last move is the user's, spent.
+            let turn = self.game.position.turn();
+            let spent = k.since.elapsed();
+            let left = &mut k.left[side(turn)];
+            if !k.stopped {
+                *left = left.saturating_sub(spent);
+            }
+            k.since = Instant::now();
+            k.stopped = false;
+        }
+        if self.memory.is_none() {
+            self.memory = Some(Memory::new(GAME_MEMORY_MB));
+        }
+        Ok(())
+    }
+
+    /// The user resigns.
+    pub fn resign(&mut self) -> Result<(), GameError> {
+        if let Some(r) = self.over() {
+            return Err(GameError::NotYourTurn(format!("the game is over: {r}")));
+        }
+        let user = !self.engine;
+        self.ended = Some(format!("{} {} resigned", won(self.engine), name(user)));
+        self.free_when_over();
+        Ok(())
+    }
+
+    /// The user offers a draw: the engine accepts when it does not think it stands better.
+    pub fn offer_draw(&mut self) -> Result<(), GameError> {
+        if let Some(r) = self.over() {
+            return Err(GameError::NotYourTurn(format!("the game is over: {r}")));
+        }
+        let accepts = match self.score {
+            Some(EngineScore::Cp(cp)) => cp <= DRAW_ACCEPT_CP,
+            Some(EngineScore::Mate(n)) => n < 0,
+            None => false,
+        };
+        if accepts {
+            self.ended = Some("1/2-1/2 draw agreed".into());
+            self.notice = Some("The engine accepts the draw.".into());
+            self.free_when_over();
+        } else {
+            let why = match self.score {
+                Some(EngineScore::Cp(cp)) => {
+                    format!("it thinks it stands better ({:+.2})", f64::from(cp) / 100.0)
+                }
+                Some(EngineScore::Mate(n)) => format!("it sees a mate in {n}"),
+                None => "it has not played a move yet".into(),
+            };
+            self.notice = Some(format!("The engine declines the draw: {why}."));
+        }
+        Ok(())
+    }
+
+    /// The engine's move at `ply` and why.
+    pub fn why(&self, ply: usize) -> Result<EngineMove, GameError> {
+        self.whys
+            .get(ply)
+            .cloned()
+            .flatten()
+            .ok_or_else(|| GameError::Nothing(format!("no engine move at ply {ply}")))
+    }
+
+    /// How the game ended, if it has: on the board, or otherwise (resignation, time,
+    /// agreement).
+    pub fn over(&self) -> Option<String> {
+        self.ended.clone().or_else(|| self.result())
+    }
+
+    /// How the game ended on the board, if it has.
+    fn result(&self) -> Option<String> {
         let pos = &self.game.position;
         if pos.is_checkmate() {
-            let won = if pos.turn() == Color::White {
-                "0-1"
-            } else {
-                "1-0"
-            };
-            return Some(format!("{won} checkmate"));
+            return Some(format!("{} checkmate", won(!pos.turn())));
         }
         if pos.is_stalemate() {
             return Some("1/2-1/2 stalemate".into());
         }
         if pos.is_insufficient_material() {
             return Some("1/2-1/2 insufficient material".into());
+        }
+        let here = key(pos);
+        if self.game.history.iter().filter(|&&k| k == here).count() >= 2 {
+            return Some("1/2-1/2 threefold repetition".into());
         }
         (pos.halfmoves() >= 100).then(|| "1/2-1/2 fifty moves".into())
     }
@@ -357,7 +797,7 @@ impl Played {
     /// none once the game is over.
     fn dests(&self) -> BTreeMap<String, Vec<String>> {
         let mut dests: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        if self.result().is_some() {
+        if self.over().is_some() {
             return dests;
         }
         for m in self.game.position.legal_moves() {
@@ -371,28 +811,32 @@ impl Played {
         dests
     }
 
-    /// The game as PGN: the engine and "You" by colour, the result once it is over.
+    /// The game as PGN: the engine and "You" by colour, the clock, the result once it is over.
     fn pgn(&self) -> String {
         let (white, black) = match self.engine {
             Color::White => (self.engine_name.as_str(), "You"),
             Color::Black => ("You", self.engine_name.as_str()),
         };
-        let result = self
-            .result()
-            .and_then(|r| r.split_whitespace().next().map(str::to_string))
-            .unwrap_or_else(|| "*".to_string());
+        let over = self.over();
+        let result = over
+            .as_deref()
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or("*");
         let mut text = format!(
-            "[Event \"Precedent\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n"
+            "[Event \"Precedent\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n"
         );
-        for (i, san) in self.sans.iter().enumerate() {
-            if i % 2 == 0 {
-                text.push_str(&format!("{}. ", i / 2 + 1));
-            }
-            text.push_str(san);
-            text.push(' ');
+        if let Some(k) = &self.clocks {
+            text.push_str(&format!(
+                "[TimeControl \"{}+{}\"]\n",
+                k.initial.as_secs(),
+                k.increment.as_secs()
+            ));
         }
-        text.push_str(&result);
+        if let Some(why) = over.as_deref().and_then(|r| r.split_once(' ')) {
+            text.push_str(&format!("[Termination \"{}\"]\n", why.1));
+        }
         text.push('\n');
+        text.push_str(&movetext(&self.sans, result));
         text
     }
 
@@ -400,6 +844,8 @@ impl Played {
     pub fn view(&self, id: u64) -> View {
         let fen =
             shakmaty::fen::Fen::from_position(&self.game.position, shakmaty::EnPassantMode::Legal);
+        let over = self.over();
+        let turn = self.game.position.turn();
         View {
             id,
             opponent: self.opponent,
@@ -411,12 +857,39 @@ impl Played {
                 .map(|m| m.to_uci(CastlingMode::Standard).to_string())
                 .collect(),
             san: self.sans.clone(),
-            turn: colour_name(self.game.position.turn()),
-            result: self.result(),
+            turn: colour_name(turn),
             check: self.game.position.is_check(),
             dests: self.dests(),
-            last: self.last.clone(),
+            last: self.whys.iter().rev().find_map(Clone::clone),
+            engine_plies: (0..self.whys.len())
+                .filter(|&p| self.whys[p].is_some())
+                .collect(),
+            clock: self.clocks.as_ref().map(|k| ClockView {
+                white_ms: k.now(Color::White, turn).as_millis() as u64,
+                black_ms: k.now(Color::Black, turn).as_millis() as u64,
+                running: over.is_none().then(|| colour_name(turn)),
+                initial_s: k.initial.as_secs_f64(),
+                increment_s: k.increment.as_secs_f64(),
+            }),
+            notice: self.notice.clone(),
             pgn: self.pgn(),
+            result: over,
         }
+    }
+}
+
+/// "White" or "Black".
+fn name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// The result when `c` wins.
+fn won(c: Color) -> &'static str {
+    match c {
+        Color::White => "1-0",
+        Color::Black => "0-1",
     }
 }

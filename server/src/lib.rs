@@ -4,8 +4,12 @@
 //! and nothing calls it but the command line.
 #![warn(missing_docs)]
 
+mod analyse;
 mod api;
+mod dossier;
 mod games;
+mod precedents;
+mod who;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -43,6 +47,8 @@ pub struct ServeConfig {
     pub players: Vec<Served>,
     /// The engine's settings (a level's game sets its `elo`).
     pub cfg: EngineConfig,
+    /// A judge engine's command (e.g. `stockfish`): analyses give each move's loss by it.
+    pub judge: Option<String>,
 }
 
 /// Serves until the process ends; `ready` hears the address bound (a port of 0 is chosen by
@@ -59,7 +65,12 @@ pub fn serve(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> Result<(), 
                 source,
             })?;
         ready(listener.local_addr()?);
-        let state = Arc::new(State::new(config.generic, config.players, config.cfg));
+        let state = Arc::new(State::new(
+            config.generic,
+            config.players,
+            config.cfg,
+            config.judge,
+        ));
         axum::serve(listener, router(state)).await?;
         Ok(())
     })

@@ -22,6 +22,10 @@ pub struct Args {
     /// The port (0: any free one).
     #[arg(long, default_value_t = 8080)]
     port: u16,
+    /// A UCI engine that judges the moves of an analysis (their loss in centipawns), e.g.
+    /// `stockfish`.
+    #[arg(long, value_name = "COMMAND")]
+    judge: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -42,11 +46,22 @@ pub fn run(args: Args) -> Result<()> {
         };
         players.push(Served { name, loaded });
     }
+    if let Some(judge) = &args.judge {
+        // Started once now, so that a wrong command is said before the page is served.
+        let engine = precedent_lab::client::EngineProcess::start(
+            judge,
+            &[],
+            std::time::Duration::from_secs(10),
+        )
+        .with_context(|| format!("--judge {judge}: cannot start it as a UCI engine"))?;
+        engine.quit();
+    }
     let config = ServeConfig {
         addr: SocketAddr::new(args.host, args.port),
         generic: Loaded::from_shared(generic),
         players,
         cfg: EngineConfig::default(),
+        judge: args.judge,
     };
     serve(config, |addr| {
         println!("precedent serve: http://{addr}/ (the API under /api; Ctrl-C stops it)");

@@ -13,7 +13,8 @@ pub use config::{
 };
 pub use explain::{explain, report, to_json};
 pub use pace::{
-    CASES_FEATURE, ClockSituation, LOG_FLOOR, PACE_FEATURES, PaceModel, cases_time, features,
+    CASES_FEATURE, ClockMemory, ClockSituation, HumanPlan, LOG_FLOOR, PACE_FEATURES, PaceModel,
+    cases_time, features,
 };
 pub use params::ParamsError;
 pub use timeman::{Clock, budget, plan};

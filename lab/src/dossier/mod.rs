@@ -64,6 +64,8 @@ pub struct MainLine {
 pub struct Departure {
     /// The line leading to it, in SAN.
     pub after: String,
+    /// The position (FEN).
+    pub fen: String,
     /// The player's move there, in SAN.
     pub plays: String,
     /// Games in which they played it there.
@@ -238,6 +240,8 @@ fn departures(
                     } else {
                         san_line(prefix)
                     },
+                    fen: shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                        .to_string(),
                     plays,
                     games: line.games,
                     of: *of,

@@ -36,7 +36,7 @@ pub struct Ranked {
 /// `done` is called after each.
 pub fn rank(
     generic: &CaseBase,
-    players: &[(String, Player)],
+    players: &[(String, &Player)],
     moves: &[(Game, Move)],
     cfg: &EngineConfig,
     limits: &(dyn Fn() -> Limits<'static> + Sync),
@@ -83,7 +83,7 @@ pub fn rank(
 /// at 1e-6, as `eval` floors them).
 fn log_likelihoods(
     generic: &CaseBase,
-    players: &[(String, Player)],
+    players: &[(String, &Player)],
     game: &Game,
     played: Move,
     cfg: &EngineConfig,

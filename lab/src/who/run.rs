@@ -158,6 +158,7 @@ pub fn run(
         deadline: Some(Instant::now() + movetime),
         ..Limits::default()
     };
+    let players: Vec<(String, &Player)> = players.iter().map(|(f, p)| (f.clone(), p)).collect();
     let ranking = rank(generic, &players, &moves, cfg, &limits, &|| bar.advance(1));
     bar.finish();
     Ok(WhoReport {
