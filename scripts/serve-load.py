@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Plays N games at once through `precedent serve`'s HTTP interface (each user move the first
 legal one, the engine at its movetime) and prints the engine's reply times and the server's
-resident memory before and after: the measurement behind docs/web.md's concurrency line.
+resident memory after each round: the measurements behind docs/web.md's concurrency and soak
+lines. With --resign, the user resigns each game after its plies, so that it ends (a soak: the
+server's memory should stay flat however many games have been played).
 
-Usage: serve-load.py URL PID [--games 20] [--plies 20] [--movetime 100] [--rounds 1]
+Usage: serve-load.py URL PID [--games 20] [--plies 20] [--movetime 100] [--rounds 1] [--resign]
 """
 
 import argparse
@@ -23,7 +25,7 @@ def call(url, path, body=None):
         return json.load(r)
 
 
-def one_game(url, plies, movetime, k):
+def one_game(url, plies, movetime, k, resign):
     times = []
     opponent = {"kind": "level", "elo": [1000, 1400, 1800, 2200][k % 4]} if k % 5 else {"kind": "default"}
     view = call(url, "/api/games", {"opponent": opponent, "color": "white", "movetime_ms": movetime})
@@ -35,6 +37,8 @@ def one_game(url, plies, movetime, k):
         start = time.monotonic()
         view = call(url, f"/api/games/{view['id']}/move", {"move": move.uci()})
         times.append(time.monotonic() - start)
+    if resign and not view["result"]:
+        call(url, f"/api/games/{view['id']}/resign", {})
     return times
 
 
@@ -54,12 +58,13 @@ def main():
     p.add_argument("--plies", type=int, default=20)
     p.add_argument("--movetime", type=int, default=100)
     p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--resign", action="store_true")
     a = p.parse_args()
     url = a.url.rstrip("/")
     print(f"resident before: {rss_mb(a.pid):.0f} MB")
     for r in range(a.rounds):
         with concurrent.futures.ThreadPoolExecutor(a.games) as pool:
-            runs = list(pool.map(lambda k: one_game(url, a.plies, a.movetime, k), range(a.games)))
+            runs = list(pool.map(lambda k: one_game(url, a.plies, a.movetime, k, a.resign), range(a.games)))
         times = sorted(t for run in runs for t in run)
         q = statistics.quantiles(times, n=20)
         print(f"round {r + 1}: {a.games} games at once, {len(times)} engine replies: median "

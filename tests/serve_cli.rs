@@ -709,7 +709,7 @@ fn browser_missing() -> Option<String> {
 }
 
 #[test]
-fn the_page_plays_a_level_and_a_player_file_in_a_real_browser() {
+fn every_page_works_in_a_real_browser_play_analyse_player_and_who() {
     if let Some(why) = browser_missing() {
         eprintln!("skipped: {why} (scripts/test installs it)");
         return;
@@ -718,15 +718,18 @@ fn the_page_plays_a_level_and_a_player_file_in_a_real_browser() {
     let eric = eric_file(dir.path());
     let server = start(&["--casebase", eric.to_str().expect("utf-8")]);
     let out = Command::new(common::python())
-        .arg(fixture("../browser/play.py"))
+        .arg(fixture("../browser/pages.py"))
         .arg(format!("http://{}/", server.addr))
         .arg(dir.path())
         .arg("EricRosen")
         .output()
         .expect("python runs");
     assert!(out.status.success(), "{}", stderr(&out));
-    for shot in ["play-desktop.png", "play-phone.png"] {
-        let size = std::fs::metadata(dir.path().join(shot)).map_or(0, |m| m.len());
-        assert!(size > 10_000, "{shot}: {size} bytes");
+    for page in ["play", "analyse", "player", "who"] {
+        for width in ["desktop", "phone"] {
+            let shot = format!("{page}-{width}.png");
+            let size = std::fs::metadata(dir.path().join(&shot)).map_or(0, |m| m.len());
+            assert!(size > 10_000, "{shot}: {size} bytes");
+        }
     }
 }

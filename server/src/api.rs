@@ -199,11 +199,36 @@ pub fn router(state: Arc<State>) -> Router {
 }
 
 /// The page's files, inside the binary: name, content type, contents.
-const ASSETS: [(&str, &str, &str); 6] = [
+const ASSETS: [(&str, &str, &str); 11] = [
     (
         "app.js",
         "text/javascript",
         include_str!("../assets/page/app.js"),
+    ),
+    (
+        "ui.js",
+        "text/javascript",
+        include_str!("../assets/page/ui.js"),
+    ),
+    (
+        "play.js",
+        "text/javascript",
+        include_str!("../assets/page/play.js"),
+    ),
+    (
+        "analyse.js",
+        "text/javascript",
+        include_str!("../assets/page/analyse.js"),
+    ),
+    (
+        "player.js",
+        "text/javascript",
+        include_str!("../assets/page/player.js"),
+    ),
+    (
+        "who.js",
+        "text/javascript",
+        include_str!("../assets/page/who.js"),
     ),
     (
         "app.css",
@@ -278,6 +303,7 @@ async fn show_game(
     let played = state.game(id)?;
     let mut game = played.lock().unwrap_or_else(|e| e.into_inner());
     game.check_time();
+    state.recycle(&mut game);
     Ok(Json(game.view(id)))
 }
 
@@ -291,7 +317,9 @@ async fn act(
     let played = state.game(id)?;
     let mut game = played.lock().unwrap_or_else(|e| e.into_inner());
     game.check_time();
-    what(&mut game)?;
+    let done = what(&mut game);
+    state.recycle(&mut game);
+    done?;
     Ok(Json(game.view(id)))
 }
 
@@ -319,7 +347,7 @@ async fn offer_draw(
 async fn why(
     Extract(state): Extract<Arc<State>>,
     path: Result<Path<(u64, usize)>, PathRejection>,
-) -> Result<Json<crate::games::EngineMove>, Failure> {
+) -> Result<Json<Arc<serde_json::value::RawValue>>, Failure> {
     let Path((id, ply)) = path?;
     let played = state.game(id)?;
     let why = played.lock().unwrap_or_else(|e| e.into_inner()).why(ply)?;
@@ -353,7 +381,9 @@ async fn play(
     let played = state.game(id)?;
     let view = tokio::task::spawn_blocking(move || {
         let mut game = played.lock().unwrap_or_else(|e| e.into_inner());
-        game.user_moves(&mv.uci)?;
+        let moved = game.user_moves(&mv.uci);
+        state.recycle(&mut game);
+        moved?;
         state.engine_moves(&mut game);
         Ok::<_, GameError>(game.view(id))
     })

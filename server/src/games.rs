@@ -16,6 +16,7 @@ use precedent::think::{
     think,
 };
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use shakmaty::san::San;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
@@ -26,8 +27,14 @@ use crate::precedents::{BaseId, Precedent, movetext, precedents};
 pub const MAX_GAMES: usize = 256;
 
 /// Megabytes of each game's search memory: with [`MAX_GAMES`], at most 1 GiB in all. A game
-/// that ends gives its memory back.
+/// that ends gives its memory back, for the next game to take.
 const GAME_MEMORY_MB: usize = 4;
+
+/// Finished games' search memories kept for the next games, at most.
+const SPARE_MEMORIES: usize = 64;
+
+/// Precedents kept and shown for each engine move: the nearest that played it first.
+const PRECEDENTS_SHOWN: usize = 16;
 
 /// What the engine keeps off its clock for the network and the page, as a GUI's
 /// `Move Overhead`.
@@ -70,6 +77,8 @@ pub struct State {
     cfg: EngineConfig,
     judge: Option<String>,
     games: Mutex<Games>,
+    /// Finished games' search memories, cleared, for the next games.
+    spare: Mutex<Vec<Memory>>,
     /// Each player file's dossier (JSON), made when first asked for.
     dossiers: Vec<std::sync::OnceLock<Arc<String>>>,
 }
@@ -161,14 +170,15 @@ pub struct Played {
     moves: Vec<Move>,
     sans: Vec<String>,
     /// The engine's move and why, at each of its plies.
-    whys: Vec<Option<EngineMove>>,
+    /// (As compact JSON: a game keeps a few kilobytes a move, not the structures'.)
+    whys: Vec<Option<Arc<RawValue>>>,
     /// Its score after its last move, from its side.
     score: Option<EngineScore>,
     /// How the game ended other than on the board (resignation, time, agreement).
     ended: Option<String>,
     /// What the engine answered the user's last offer.
     notice: Option<String>,
-    /// The search's memory, while the game goes on.
+    /// The search's memory, from the engine's first move until the game ends.
     memory: Option<Memory>,
 }
 
@@ -216,7 +226,7 @@ pub struct View {
     /// The legal moves, from square to squares, while the game goes on.
     pub dests: BTreeMap<String, Vec<String>>,
     /// The engine's last move and why, if it has moved.
-    pub last: Option<EngineMove>,
+    pub last: Option<Arc<RawValue>>,
     /// The plies the engine played (their why: `GET /api/games/{id}/why/{ply}`).
     pub engine_plies: Vec<usize>,
     /// The clocks, when the game has them.
@@ -286,6 +296,7 @@ impl State {
             cfg,
             judge,
             games: Mutex::new(Games::default()),
+            spare: Mutex::new(Vec::new()),
             dossiers: (0..players.len())
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
@@ -350,7 +361,7 @@ impl State {
             score: None,
             ended: None,
             notice: None,
-            memory: Some(Memory::new(GAME_MEMORY_MB)),
+            memory: None,
         }));
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         let id = games.next;
@@ -531,9 +542,13 @@ impl State {
             optimum,
             ..Limits::default()
         };
-        let memory = played
-            .memory
-            .get_or_insert_with(|| Memory::new(GAME_MEMORY_MB));
+        if played.memory.is_none() {
+            let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            played.memory = Some(spare.unwrap_or_else(|| Memory::new(GAME_MEMORY_MB)));
+        }
+        let Some(memory) = played.memory.as_mut() else {
+            return;
+        };
         let knowledge = loaded.knowledge();
         match think(
             knowledge,
@@ -558,12 +573,28 @@ impl State {
                 if played.whys.len() <= ply {
                     played.whys.resize(ply + 1, None);
                 }
-                played.whys[ply] = Some(why);
+                played.whys[ply] = serde_json::value::to_raw_value(&why).ok().map(Arc::from);
                 played.clock_moved(played.engine);
             }
             Err(NoLegalMove::Checkmate | NoLegalMove::Stalemate) => {}
         }
         played.free_when_over();
+        self.recycle(played);
+    }
+
+    /// A finished game's search memory, cleared, kept for the next game (the memory a game
+    /// holds is bounded by the games going on, not by those played).
+    pub fn recycle(&self, played: &mut Played) {
+        if played.over().is_none() {
+            return;
+        }
+        if let Some(mut memory) = played.memory.take() {
+            let mut spare = self.spare.lock().unwrap_or_else(|e| e.into_inner());
+            if spare.len() < SPARE_MEMORIES {
+                memory.clear();
+                spare.push(memory);
+            }
+        }
     }
 }
 
@@ -596,6 +627,7 @@ fn engine_move(
     // Those that played the move first, nearest first.
     let mut cases = t.decision.cases.clone();
     cases.sort_by_key(|c| c.adapted != t.bestmove);
+    cases.truncate(PRECEDENTS_SHOWN);
     EngineMove {
         uci: t.bestmove.clone(),
         san: san_of(&t.bestmove),
@@ -651,10 +683,10 @@ impl Played {
         }
     }
 
-    /// A finished game stops its clocks and gives its search memory back.
+    /// A finished game stops its clocks (its search memory goes back with
+    /// [`State::recycle`]).
     fn free_when_over(&mut self) {
         if self.over().is_some() {
-            self.memory = None;
             let turn = self.game.position.turn();
             if let Some(k) = &mut self.clocks {
                 k.stop(turn);
@@ -715,9 +747,6 @@ impl Played {
             k.since = Instant::now();
             k.stopped = false;
         }
-        if self.memory.is_none() {
-            self.memory = Some(Memory::new(GAME_MEMORY_MB));
-        }
         Ok(())
     }
 
@@ -760,7 +789,7 @@ impl Played {
     }
 
     /// The engine's move at `ply` and why.
-    pub fn why(&self, ply: usize) -> Result<EngineMove, GameError> {
+    pub fn why(&self, ply: usize) -> Result<Arc<RawValue>, GameError> {
         self.whys
             .get(ply)
             .cloned()

@@ -68,6 +68,8 @@ pub struct Departure {
     pub fen: String,
     /// The player's move there, in SAN.
     pub plays: String,
+    /// The same in UCI notation.
+    pub uci: String,
     /// Games in which they played it there.
     pub games: u32,
     /// Games in which they reached the position.
@@ -243,6 +245,7 @@ fn departures(
                     fen: shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
                         .to_string(),
                     plays,
+                    uci: mv.to_uci(CastlingMode::Standard).to_string(),
                     games: line.games,
                     of: *of,
                     generic: j.probabilities[at],
