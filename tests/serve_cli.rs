@@ -426,6 +426,12 @@ fn every_malformed_request_gets_a_4xx_with_one_line_and_the_server_keeps_serving
     let id = view["id"].as_u64().expect("id");
     let game = format!("/api/games/{id}/move");
     let big = format!(r#"{{"move":"{}"}}"#, "a".repeat(300_000));
+    // 72 plies at 2 s a move: more thinking than an analysis may ask for.
+    let long = "Nf3 Nf6 Ng1 Ng8 ".repeat(18);
+    let costly =
+        serde_json::json!({"pgn": long, "opponent": {"kind": "default"}, "movetime_ms": 2000})
+            .to_string()
+            .into_bytes();
     let cases: Vec<(&str, String, Vec<u8>, &str, u16)> = vec![
         (
             "POST",
@@ -629,6 +635,20 @@ fn every_malformed_request_gets_a_4xx_with_one_line_and_the_server_keeps_serving
             "POST",
             "/api/who".into(),
             br#"{"pgn":"1. e4 e5"}"#.to_vec(),
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/analyses".into(),
+            costly,
+            "application/json",
+            422,
+        ),
+        (
+            "POST",
+            "/api/games".into(),
+            br#"{"opponent":{"kind":"default"},"color":"white","clock":{"initial_s":3600}}"#.to_vec(),
             "application/json",
             422,
         ),

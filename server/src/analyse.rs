@@ -16,14 +16,21 @@ use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
-use crate::games::{GameError, Opponent, State};
+use crate::games::{GameError, Opponent, State, colour_name};
 use crate::precedents::{Precedent, precedents};
+
+/// What the judge is asked about a move: its position, the move, and the likeliest alternative.
+type ToJudge = (Chess, Move, Option<Move>);
 
 /// The most plies of a game analysed.
 pub const MAX_PLIES: usize = 400;
 
-/// The judge's search for each move: as `build --judge` judges a player's moves.
+/// The judge's search for each move (depth 10: a few hundredths of a second a move).
 const JUDGE_LIMIT: Limit = Limit::Depth(10);
+
+/// The most thinking an analysis may ask for (its moves times the time for each): a minute on
+/// two cores.
+const MAX_THINKING: Duration = Duration::from_secs(120);
 
 /// Which side's moves to analyse.
 #[derive(Clone, Copy, Debug, Default, serde::Deserialize)]
@@ -61,7 +68,7 @@ pub struct AnalysedMove {
     pub alternative: Option<(String, f64)>,
     /// The nearest case that played it (or, when none did, the nearest case).
     pub precedent: Option<Precedent>,
-    /// The judge's loss of the move and of the alternative, centipawns (with a judge).
+    /// The judge's loss of the move, centipawns (with a judge).
     pub loss_cp: Option<i32>,
     /// The judge's loss of the alternative.
     pub alternative_loss_cp: Option<i32>,
@@ -70,7 +77,7 @@ pub struct AnalysedMove {
 /// A game analysed.
 #[derive(Debug, Serialize)]
 pub struct Analysis {
-    /// Its tags.
+    /// White's name.
     pub white: String,
     /// Black's name.
     pub black: String,
@@ -82,6 +89,9 @@ pub struct Analysis {
     pub result: String,
     /// The position it starts from (FEN).
     pub start: String,
+    /// The ply of its first move in that position's count (0: White's first move), for move
+    /// numbers.
+    pub first_ply: u32,
     /// Every move in order, in SAN (analysed or not).
     pub san: Vec<String>,
     /// Who judged the likelihoods.
@@ -106,7 +116,7 @@ pub fn analyse(
     sides: Sides,
     judge: Option<&str>,
 ) -> Result<Analysis, GameError> {
-    let bad = GameError::Move;
+    let bad = GameError::BadPgn;
     let parsed = games_in_text(pgn, 1)
         .into_iter()
         .next()
@@ -123,26 +133,33 @@ pub fn analyse(
         )));
     }
     let (loaded, base, cfg, name) = state.reasoner(opponent)?;
+    let wanted = |mover: Color| match sides {
+        Sides::Both => true,
+        Sides::White => mover == Color::White,
+        Sides::Black => mover == Color::Black,
+    };
+    let asked = movers.iter().filter(|m| wanted(m.pos.turn())).count() as u32;
+    if movetime * asked > MAX_THINKING {
+        return Err(bad(format!(
+            "{asked} moves at {} ms is more than {} s of thinking: ask for less time a move or one side's moves",
+            movetime.as_millis(),
+            MAX_THINKING.as_secs()
+        )));
+    }
     let start = movers[0].pos.clone();
     let mut game = Game::new(start.clone());
     let mut positions: Vec<(usize, Game, Move)> = Vec::new();
     let mut san = Vec::new();
     for (ply, m) in movers.iter().enumerate() {
         san.push(San::from_move(&game.position, m.mv).to_string());
-        let mover = game.position.turn();
-        let wanted = match sides {
-            Sides::Both => true,
-            Sides::White => mover == Color::White,
-            Sides::Black => mover == Color::Black,
-        };
-        if wanted {
+        if wanted(game.position.turn()) {
             positions.push((ply, game.clone(), m.mv));
         }
         game.play(m.mv);
     }
     let knowledge = loaded.knowledge();
     let cb = knowledge.voters();
-    let mut moves: Vec<AnalysedMove> = positions
+    let analysed: Vec<(AnalysedMove, ToJudge)> = positions
         .par_iter()
         .map_init(
             || Memory::new(4),
@@ -177,30 +194,34 @@ pub fn analyse(
                     .or(decision.cases.first())
                     .cloned();
                 let precedent = case.and_then(|c| precedents(&[c], cb, base, pos).pop());
-                Some(AnalysedMove {
-                    ply: *ply,
-                    side: if pos.turn() == Color::White {
-                        "white"
-                    } else {
-                        "black"
+                let judged_alternative = ranked
+                    .iter()
+                    .find(|(i, _)| *i != at)
+                    .map(|&(i, _)| j.evidence.moves[i]);
+                Some((
+                    AnalysedMove {
+                        ply: *ply,
+                        side: colour_name(pos.turn()),
+                        san: San::from_move(pos, *played).to_string(),
+                        uci,
+                        fen: Fen::from_position(pos, EnPassantMode::Legal).to_string(),
+                        probability: j.probabilities[at],
+                        rank,
+                        legal: j.evidence.moves.len(),
+                        alternative,
+                        precedent,
+                        loss_cp: None,
+                        alternative_loss_cp: None,
                     },
-                    san: San::from_move(pos, *played).to_string(),
-                    uci,
-                    fen: Fen::from_position(pos, EnPassantMode::Legal).to_string(),
-                    probability: j.probabilities[at],
-                    rank,
-                    legal: j.evidence.moves.len(),
-                    alternative,
-                    precedent,
-                    loss_cp: None,
-                    alternative_loss_cp: None,
-                })
+                    (pos.clone(), *played, judged_alternative),
+                ))
             },
         )
         .flatten()
         .collect();
+    let (mut moves, judged): (Vec<AnalysedMove>, Vec<_>) = analysed.into_iter().unzip();
     if let Some(command) = judge {
-        judge_losses(command, &mut moves)?;
+        judge_losses(command, &mut moves, judged)?;
     }
     let n = moves.len() as f64;
     let mean_log_likelihood = (!moves.is_empty()).then(|| {
@@ -219,6 +240,7 @@ pub fn analyse(
         date: h.date.clone(),
         result: h.result.as_pgn().to_string(),
         start: Fen::from_position(&start, EnPassantMode::Legal).to_string(),
+        first_ply: precedent::position::ply_of(&start),
         san,
         opponent: name,
         moves,
@@ -228,34 +250,19 @@ pub fn analyse(
     })
 }
 
-/// The judge's loss of each move and of its alternative.
-fn judge_losses(command: &str, moves: &mut [AnalysedMove]) -> Result<(), GameError> {
-    let listed: Vec<(Chess, Vec<Move>)> = moves
-        .iter()
-        .filter_map(|m| {
-            let pos: Chess = m
-                .fen
-                .parse::<Fen>()
-                .ok()?
-                .into_position(CastlingMode::Standard)
-                .ok()?;
-            let played = San::from_ascii(m.san.as_bytes()).ok()?.to_move(&pos).ok()?;
-            let mut list = vec![played];
-            if let Some((alt, _)) = &m.alternative
-                && let Some(a) = San::from_ascii(alt.as_bytes())
-                    .ok()
-                    .and_then(|s| s.to_move(&pos).ok())
-            {
-                list.push(a);
-            }
-            Some((pos, list))
+/// The judge's loss of each move and of its alternative (`judged`: each move's position, the
+/// move and the alternative).
+fn judge_losses(
+    command: &str,
+    moves: &mut [AnalysedMove],
+    judged: Vec<ToJudge>,
+) -> Result<(), GameError> {
+    let listed: Vec<(Chess, Vec<Move>)> = judged
+        .into_iter()
+        .map(|(pos, played, alternative)| {
+            (pos, std::iter::once(played).chain(alternative).collect())
         })
         .collect();
-    if listed.len() != moves.len() {
-        return Err(GameError::Move(
-            "a move could not be read back to judge".into(),
-        ));
-    }
     struct Quiet;
     impl precedent_lab::Progress for Quiet {}
     let losses = precedent_lab::eval::judge_moves(command, &[], JUDGE_LIMIT, &listed, 1, &Quiet)

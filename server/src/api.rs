@@ -30,11 +30,12 @@ const DEFAULT_MOVETIME_MS: u64 = 1000;
 /// The longest thinking time a move a game may ask for.
 const MAX_MOVETIME_MS: u64 = 60_000;
 
-/// The longest initial time of a clock, seconds (3 hours).
-const MAX_CLOCK_S: f64 = 10_800.0;
+/// The longest initial time of a clock, seconds (30 minutes: a move of the engine's is then
+/// at most a few minutes).
+const MAX_CLOCK_S: f64 = 1_800.0;
 
 /// The largest increment, seconds.
-const MAX_INCREMENT_S: f64 = 180.0;
+const MAX_INCREMENT_S: f64 = 30.0;
 
 /// A request's failure: its status and one line.
 struct Failure(StatusCode, String);
@@ -50,7 +51,9 @@ impl From<GameError> for Failure {
     fn from(e: GameError) -> Failure {
         let status = match e {
             GameError::NoGame(_) => StatusCode::NOT_FOUND,
-            GameError::NotYourTurn(_) | GameError::Nothing(_) => StatusCode::CONFLICT,
+            GameError::NotNow(_) | GameError::Nothing(_) => StatusCode::CONFLICT,
+            GameError::BadPgn(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            GameError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             GameError::NoOpponent(_) | GameError::Move(_) => StatusCode::UNPROCESSABLE_ENTITY,
             GameError::Judge(_) => StatusCode::BAD_GATEWAY,
         };
@@ -169,8 +172,9 @@ struct UserMove {
     uci: String,
 }
 
-/// The routes: `GET /api/opponents`, `POST /api/games`, `GET /api/games/{id}`,
-/// `POST /api/games/{id}/move`.
+/// The routes: the page and its assets, and the API (docs/web.md lists it): opponents; games
+/// (new, shown, a move, takeback, draw, resign, an engine move's why); a precedent's game; an
+/// analysis; a player's dossier; who.
 pub fn router(state: Arc<State>) -> Router {
     Router::new()
         .route("/", get(page))
@@ -285,13 +289,12 @@ async fn new_game(
         UserColor::Black => Color::Black,
     };
     let (id, played) = state.start(req.opponent, user, time, req.human_time)?;
-    let view = tokio::task::spawn_blocking(move || {
+    let view = blocking(move || {
         let mut game = played.lock().unwrap_or_else(|e| e.into_inner());
         state.engine_moves(&mut game);
-        game.view(id)
+        Ok(game.view(id))
     })
-    .await
-    .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    .await?;
     Ok(Json(view))
 }
 
@@ -301,10 +304,15 @@ async fn show_game(
 ) -> Result<Json<crate::games::View>, Failure> {
     let Path(id) = id?;
     let played = state.game(id)?;
-    let mut game = played.lock().unwrap_or_else(|e| e.into_inner());
-    game.check_time();
-    state.recycle(&mut game);
-    Ok(Json(game.view(id)))
+    // On a thread that may wait: the game is locked while the engine thinks.
+    let view = blocking(move || {
+        let mut game = played.lock().unwrap_or_else(|e| e.into_inner());
+        game.check_time();
+        state.recycle(&mut game);
+        Ok(game.view(id))
+    })
+    .await?;
+    Ok(Json(view))
 }
 
 /// What a request does to a game that needs no engine move: take back, resign, offer a draw.
@@ -315,12 +323,16 @@ async fn act(
 ) -> Result<Json<crate::games::View>, Failure> {
     let Path(id) = id?;
     let played = state.game(id)?;
-    let mut game = played.lock().unwrap_or_else(|e| e.into_inner());
-    game.check_time();
-    let done = what(&mut game);
-    state.recycle(&mut game);
-    done?;
-    Ok(Json(game.view(id)))
+    let view = blocking(move || {
+        let mut game = played.lock().unwrap_or_else(|e| e.into_inner());
+        game.check_time();
+        let done = what(&mut game);
+        state.recycle(&mut game);
+        done?;
+        Ok(game.view(id))
+    })
+    .await?;
+    Ok(Json(view))
 }
 
 async fn take_back(
@@ -350,7 +362,7 @@ async fn why(
 ) -> Result<Json<Arc<serde_json::value::RawValue>>, Failure> {
     let Path((id, ply)) = path?;
     let played = state.game(id)?;
-    let why = played.lock().unwrap_or_else(|e| e.into_inner()).why(ply)?;
+    let why = blocking(move || played.lock().unwrap_or_else(|e| e.into_inner()).why(ply)).await?;
     Ok(Json(why))
 }
 
@@ -363,12 +375,15 @@ async fn open_case_game(
     let id = BaseId::parse(&base)
         .filter(|b| state.casebase(*b).is_some())
         .ok_or_else(|| not_found(format!("no case base {base:?}")))?;
-    let replayed = tokio::task::spawn_blocking(move || case_game(state.casebase(id)?, game))
-        .await
-        .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-    replayed
-        .map(Json)
-        .ok_or_else(|| not_found(format!("no game {game} in that case base")))
+    let replayed = blocking(move || {
+        state
+            .casebase(id)
+            .and_then(|cb| case_game(cb, game))
+            .ok_or_else(|| GameError::Nothing(format!("no game {game} in that case base")))
+    })
+    .await
+    .map_err(|f| not_found(f.1))?;
+    Ok(Json(replayed))
 }
 
 async fn play(
@@ -379,16 +394,15 @@ async fn play(
     let Path(id) = id?;
     let Json(mv) = body?;
     let played = state.game(id)?;
-    let view = tokio::task::spawn_blocking(move || {
+    let view = blocking(move || {
         let mut game = played.lock().unwrap_or_else(|e| e.into_inner());
         let moved = game.user_moves(&mv.uci);
         state.recycle(&mut game);
         moved?;
         state.engine_moves(&mut game);
-        Ok::<_, GameError>(game.view(id))
+        Ok(game.view(id))
     })
-    .await
-    .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
+    .await?;
     Ok(Json(view))
 }
 
@@ -416,14 +430,16 @@ async fn analyse(
     }
     let analysis = blocking(move || {
         let judge = state.judge().map(str::to_string);
-        crate::analyse::analyse(
-            &state,
-            &req.pgn,
-            req.opponent,
-            Duration::from_millis(ms),
-            req.sides,
-            judge.as_deref(),
-        )
+        state.lab(|| {
+            crate::analyse::analyse(
+                &state,
+                &req.pgn,
+                req.opponent,
+                Duration::from_millis(ms),
+                req.sides,
+                judge.as_deref(),
+            )
+        })
     })
     .await?;
     Ok(Json(analysis))
@@ -437,7 +453,7 @@ async fn dossier(
     let json = blocking(move || {
         state.dossier(id, || {
             let page = crate::dossier::page(&state, id)?;
-            serde_json::to_string(&page).map_err(|e| GameError::Move(e.to_string()))
+            serde_json::to_string(&page).map_err(|e| GameError::Internal(e.to_string()))
         })
     })
     .await?;

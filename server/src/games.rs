@@ -21,7 +21,7 @@ use shakmaty::san::San;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
-use crate::precedents::{BaseId, Precedent, movetext, precedents};
+use crate::precedents::{BaseId, Precedent, movetext, pgn_tag, precedents};
 
 /// Games kept at once; a new one beyond them forgets the oldest.
 pub const MAX_GAMES: usize = 256;
@@ -79,16 +79,56 @@ pub struct State {
     games: Mutex<Games>,
     /// Finished games' search memories, cleared, for the next games.
     spare: Mutex<Vec<Memory>>,
-    /// Each player file's dossier (JSON), made when first asked for.
-    dossiers: Vec<std::sync::OnceLock<Arc<String>>>,
+    /// Each player file's dossier (JSON), made when first asked for (once: a second asker
+    /// waits for the first).
+    dossiers: Vec<Mutex<Option<Arc<String>>>>,
+    /// The threads analyses, dossiers and `who` run on: the games' searches keep the global
+    /// pool to themselves, so that a long analysis does not hold up a move on the clock.
+    lab_pool: Option<rayon::ThreadPool>,
 }
 
 /// The games by id, and their order of creation.
 #[derive(Default)]
 struct Games {
-    next: u64,
+    /// Games started, for the next id.
+    started: u64,
     by_id: HashMap<u64, Arc<Mutex<Played>>>,
     order: VecDeque<u64>,
+}
+
+impl Games {
+    /// An id no one can guess from another's (a hash of a count with the process's random
+    /// keys), under 2^53 so that a page's script reads it exactly, and not in use.
+    fn new_id(&mut self) -> u64 {
+        use std::hash::BuildHasher;
+        let keys = std::collections::hash_map::RandomState::new();
+        loop {
+            self.started += 1;
+            let id = keys.hash_one(self.started) & ((1 << 53) - 1);
+            if !self.by_id.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+
+    /// Forgets a game to make room: the oldest that has ended, else the oldest (a game being
+    /// played right now, whose lock is held, is passed over while another can go).
+    fn forget_one(&mut self) {
+        let ended = |g: &Arc<Mutex<Played>>| g.try_lock().is_ok_and(|p| p.over().is_some());
+        let at = self
+            .order
+            .iter()
+            .position(|id| self.by_id.get(id).is_some_and(ended))
+            .or_else(|| {
+                self.order
+                    .iter()
+                    .position(|id| self.by_id.get(id).is_some_and(|g| g.try_lock().is_ok()))
+            })
+            .unwrap_or(0);
+        if let Some(id) = self.order.remove(at) {
+            self.by_id.remove(&id);
+        }
+    }
 }
 
 /// How the engine's time is given: a fixed time a move, or a clock each.
@@ -172,8 +212,8 @@ pub struct Played {
     /// The engine's move and why, at each of its plies.
     /// (As compact JSON: a game keeps a few kilobytes a move, not the structures'.)
     whys: Vec<Option<Arc<RawValue>>>,
-    /// Its score after its last move, from its side.
-    score: Option<EngineScore>,
+    /// Its score after each of its moves, from its side, by ply.
+    scores: Vec<Option<EngineScore>>,
     /// How the game ended other than on the board (resignation, time, agreement).
     ended: Option<String>,
     /// What the engine answered the user's last offer.
@@ -246,7 +286,7 @@ pub struct ClockView {
     pub black_ms: u64,
     /// The side whose clock runs, if one does.
     pub running: Option<&'static str>,
-    /// The initial time and increment, seconds.
+    /// Each side's time at the start, seconds.
     pub initial_s: f64,
     /// The increment, seconds.
     pub increment_s: f64,
@@ -264,9 +304,15 @@ pub enum GameError {
     /// A move that is not legal here, or not a move.
     #[error("{0}")]
     Move(String),
-    /// It is the engine's turn, or the game is over.
+    /// Not now: it is the engine's turn, or the game is over.
     #[error("{0}")]
-    NotYourTurn(String),
+    NotNow(String),
+    /// A PGN that cannot be read, or that cannot be done as asked.
+    #[error("{0}")]
+    BadPgn(String),
+    /// The server's own failure.
+    #[error("{0}")]
+    Internal(String),
     /// There is nothing to take back, or no such engine move.
     #[error("{0}")]
     Nothing(String),
@@ -275,7 +321,8 @@ pub enum GameError {
     Judge(String),
 }
 
-fn colour_name(c: Color) -> &'static str {
+/// "white" or "black".
+pub(crate) fn colour_name(c: Color) -> &'static str {
     match c {
         Color::White => "white",
         Color::Black => "black",
@@ -297,9 +344,11 @@ impl State {
             judge,
             games: Mutex::new(Games::default()),
             spare: Mutex::new(Vec::new()),
-            dossiers: (0..players.len())
-                .map(|_| std::sync::OnceLock::new())
-                .collect(),
+            dossiers: (0..players.len()).map(|_| Mutex::new(None)).collect(),
+            lab_pool: rayon::ThreadPoolBuilder::new()
+                .thread_name(|i| format!("precedent-lab-{i}"))
+                .build()
+                .ok(),
             players,
         }
     }
@@ -358,20 +407,17 @@ impl State {
             moves: Vec::new(),
             sans: Vec::new(),
             whys: Vec::new(),
-            score: None,
+            scores: Vec::new(),
             ended: None,
             notice: None,
             memory: None,
         }));
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
-        let id = games.next;
-        games.next += 1;
+        let id = games.new_id();
         games.by_id.insert(id, Arc::clone(&played));
         games.order.push_back(id);
-        while games.order.len() > MAX_GAMES {
-            if let Some(old) = games.order.pop_front() {
-                games.by_id.remove(&old);
-            }
+        if games.order.len() > MAX_GAMES {
+            games.forget_one();
         }
         Ok((id, played))
     }
@@ -422,17 +468,27 @@ impl State {
     pub fn dossier(
         &self,
         id: usize,
-        make: impl FnOnce() -> Result<String, GameError>,
+        make: impl FnOnce() -> Result<String, GameError> + Send,
     ) -> Result<Arc<String>, GameError> {
         let cell = self
             .dossiers
             .get(id)
             .ok_or_else(|| GameError::NoOpponent(format!("no player file {id}")))?;
-        if let Some(made) = cell.get() {
+        let mut made = cell.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(made) = made.as_ref() {
             return Ok(Arc::clone(made));
         }
-        let made = Arc::new(make()?);
-        Ok(Arc::clone(cell.get_or_init(|| made)))
+        let text = Arc::new(self.lab(make)?);
+        *made = Some(Arc::clone(&text));
+        Ok(text)
+    }
+
+    /// Runs `work` (an analysis, a dossier, `who`) on the lab's threads.
+    pub fn lab<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        match &self.lab_pool {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
     }
 
     /// The judge engine's command, when one is set.
@@ -510,13 +566,15 @@ impl State {
             if cfg.player_clock == PlayerClock::Auto {
                 cfg.player_clock = PlayerClock::of(Speed::of_clock(base_s, inc));
             }
-            let situation = clocks.memory.observe(
+            let mut situation = clocks.memory.observe(
                 played.game.ply(),
                 clocks.now(ours, ours).as_secs_f64(),
                 clocks.now(theirs, ours).as_secs_f64(),
                 inc,
                 inc,
             );
+            // The starting clock is known here, not estimated.
+            situation.base = situation.base.max(base_s);
             if played.human_time
                 && let Some(p) = most
             {
@@ -567,12 +625,13 @@ impl State {
                     let until = received + Duration::from_secs_f64(seconds);
                     std::thread::sleep(until.saturating_duration_since(Instant::now()));
                 }
-                played.score = Some(thought.score);
                 let ply = played.moves.len();
                 played.push(thought.mv);
                 if played.whys.len() <= ply {
                     played.whys.resize(ply + 1, None);
+                    played.scores.resize(ply + 1, None);
                 }
+                played.scores[ply] = Some(thought.score);
                 played.whys[ply] = serde_json::value::to_raw_value(&why).ok().map(Arc::from);
                 played.clock_moved(played.engine);
             }
@@ -698,10 +757,10 @@ impl Played {
     pub fn user_moves(&mut self, text: &str) -> Result<(), GameError> {
         self.check_time();
         if let Some(r) = self.over() {
-            return Err(GameError::NotYourTurn(format!("the game is over: {r}")));
+            return Err(GameError::NotNow(format!("the game is over: {r}")));
         }
         if self.game.position.turn() == self.engine {
-            return Err(GameError::NotYourTurn("it is the engine's turn".into()));
+            return Err(GameError::NotNow("it is the engine's turn".into()));
         }
         let shown: String = text.chars().take(16).collect();
         let uci = UciMove::from_ascii(text.trim().as_bytes())
@@ -720,7 +779,7 @@ impl Played {
     /// spent. Not after a resignation, a loss on time or an agreed draw.
     pub fn take_back(&mut self) -> Result<(), GameError> {
         if let Some(e) = &self.ended {
-            return Err(GameError::NotYourTurn(format!("the game is over: {e}")));
+            return Err(GameError::NotNow(format!("the game is over: {e}")));
         }
         let user = !self.engine;
         // The user's moves are the plies of their colour.
@@ -730,22 +789,28 @@ impl Played {
         let Some(ply) = last_user else {
             return Err(GameError::Nothing("no move of yours to take back".into()));
         };
+        let undone = self.moves.len() - ply;
         self.moves.truncate(ply);
         self.sans.truncate(ply);
         self.whys.truncate(ply);
+        self.scores.truncate(ply);
         self.game = Game::replay(Chess::default(), &self.moves);
-        self.score = None;
         self.notice = None;
         if let Some(k) = &mut self.clocks {
-            // The time since the last move is the user's, spent.
+            // The time since the last move is the user's, spent; the increments of the moves
+            // taken back go with them.
             let turn = self.game.position.turn();
             let spent = k.since.elapsed();
-            let left = &mut k.left[side(turn)];
             if !k.stopped {
-                *left = left.saturating_sub(spent);
+                k.left[side(turn)] = k.left[side(turn)].saturating_sub(spent);
+            }
+            for back in 0..undone {
+                let mover = if back % 2 == 0 { turn } else { !turn };
+                k.left[side(mover)] = k.left[side(mover)].saturating_sub(k.increment);
             }
             k.since = Instant::now();
             k.stopped = false;
+            k.memory = ClockMemory::default();
         }
         Ok(())
     }
@@ -753,7 +818,7 @@ impl Played {
     /// The user resigns.
     pub fn resign(&mut self) -> Result<(), GameError> {
         if let Some(r) = self.over() {
-            return Err(GameError::NotYourTurn(format!("the game is over: {r}")));
+            return Err(GameError::NotNow(format!("the game is over: {r}")));
         }
         let user = !self.engine;
         self.ended = Some(format!("{} {} resigned", won(self.engine), name(user)));
@@ -764,9 +829,10 @@ impl Played {
     /// The user offers a draw: the engine accepts when it does not think it stands better.
     pub fn offer_draw(&mut self) -> Result<(), GameError> {
         if let Some(r) = self.over() {
-            return Err(GameError::NotYourTurn(format!("the game is over: {r}")));
+            return Err(GameError::NotNow(format!("the game is over: {r}")));
         }
-        let accepts = match self.score {
+        let score = self.scores.iter().rev().find_map(|s| *s);
+        let accepts = match score {
             Some(EngineScore::Cp(cp)) => cp <= DRAW_ACCEPT_CP,
             Some(EngineScore::Mate(n)) => n < 0,
             None => false,
@@ -776,7 +842,7 @@ impl Played {
             self.notice = Some("The engine accepts the draw.".into());
             self.free_when_over();
         } else {
-            let why = match self.score {
+            let why = match score {
                 Some(EngineScore::Cp(cp)) => {
                     format!("it thinks it stands better ({:+.2})", f64::from(cp) / 100.0)
                 }
@@ -851,18 +917,16 @@ impl Played {
             .as_deref()
             .and_then(|r| r.split_whitespace().next())
             .unwrap_or("*");
-        let mut text = format!(
-            "[Event \"Precedent\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n"
-        );
+        let mut text = pgn_tag("Event", "Precedent");
+        text.push_str(&pgn_tag("White", white));
+        text.push_str(&pgn_tag("Black", black));
+        text.push_str(&pgn_tag("Result", result));
         if let Some(k) = &self.clocks {
-            text.push_str(&format!(
-                "[TimeControl \"{}+{}\"]\n",
-                k.initial.as_secs(),
-                k.increment.as_secs()
-            ));
+            let control = format!("{}+{}", k.initial.as_secs(), k.increment.as_secs());
+            text.push_str(&pgn_tag("TimeControl", &control));
         }
         if let Some(why) = over.as_deref().and_then(|r| r.split_once(' ')) {
-            text.push_str(&format!("[Termination \"{}\"]\n", why.1));
+            text.push_str(&pgn_tag("Termination", why.1));
         }
         text.push('\n');
         text.push_str(&movetext(&self.sans, result));

@@ -1,7 +1,8 @@
 //! `precedent serve`: a local web server that plays the engine's levels and player files and
-//! shows the precedents behind each of its moves. A room of its own: it calls the engine's
-//! public API (what the UCI loop calls: [`precedent::think::think`] on [`Loaded`] knowledge)
-//! and nothing calls it but the command line.
+//! shows the precedents behind each of its moves, analyses games, and shows a player's dossier
+//! and who played. A room of its own: it calls the engine's public API (what the UCI loop calls:
+//! [`precedent::think::think`] on [`Loaded`] knowledge) and the lab's (the dossier, `who`, the
+//! judge), and nothing calls it but the command line.
 #![warn(missing_docs)]
 
 mod analyse;

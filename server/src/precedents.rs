@@ -49,8 +49,11 @@ pub struct Precedent {
     pub base: String,
     /// The position it remembers, as it stood in its game (FEN).
     pub fen: Option<String>,
-    /// The squares where that position's pieces differ from the board's, seen from the side
-    /// to move (a case of the other colour is compared mirrored).
+    /// The move played there, in that position (UCI; `move` is it as adapted to the board's
+    /// orientation).
+    pub played: Option<String>,
+    /// The squares of that position whose pieces differ from the board's (a case of the other
+    /// colour is compared with the board mirrored, as retrieval compares them).
     pub differs: Vec<String>,
 }
 
@@ -59,22 +62,27 @@ pub fn precedents(cases: &[CaseRef], cb: &CaseBase, base: BaseId, here: &Chess) 
     cases
         .iter()
         .map(|c| {
-            let at = cb.case_position(c.index).map(|(pos, _)| pos);
-            let differs = at.as_ref().map_or_else(Vec::new, |pos| {
-                let mut board = pos.board().clone();
+            let at = cb.case_position(c.index);
+            let differs = at.as_ref().map_or_else(Vec::new, |(pos, _)| {
+                // The board in the case's frame: mirrored when the case's mover is the other
+                // colour.
+                let mut board = here.board().clone();
                 if pos.turn() != here.turn() {
                     board.mirror();
                 }
                 Square::ALL
                     .into_iter()
-                    .filter(|&sq| board.piece_at(sq) != here.board().piece_at(sq))
+                    .filter(|&sq| pos.board().piece_at(sq) != board.piece_at(sq))
                     .map(|sq| sq.to_string())
                     .collect()
             });
             Precedent {
                 case: c.clone(),
                 base: base.segment(),
-                fen: at.map(|pos| Fen::from_position(&pos, EnPassantMode::Legal).to_string()),
+                played: at
+                    .as_ref()
+                    .map(|(_, m)| m.to_uci(CastlingMode::Standard).to_string()),
+                fen: at.map(|(pos, _)| Fen::from_position(&pos, EnPassantMode::Legal).to_string()),
                 differs,
             }
         })
@@ -116,7 +124,7 @@ pub fn case_game(cb: &CaseBase, game: u32) -> Option<CaseGame> {
     } else {
         "*"
     };
-    let tag = |name: &str, value: &str| format!("[{name} \"{}\"]\n", value.replace('"', "'"));
+    let tag = pgn_tag;
     let mut pgn = String::new();
     pgn.push_str(&tag("Event", &header.event));
     pgn.push_str(&tag("Site", &header.site));
@@ -139,6 +147,11 @@ pub fn case_game(cb: &CaseBase, game: u32) -> Option<CaseGame> {
         complete: replayed.complete,
         pgn,
     })
+}
+
+/// A PGN tag line (a `"` in the value written as `'`).
+pub fn pgn_tag(name: &str, value: &str) -> String {
+    format!("[{name} \"{}\"]\n", value.replace(['"', '\\'], "'"))
 }
 
 /// Numbered movetext of `san` from the initial position, ending with `result`.

@@ -53,7 +53,7 @@ pub struct Ranking {
 /// Ranks the loaded player files on the moves of `name` (default: the games' most frequent
 /// player) in the games of `pgn`.
 pub fn who(state: &State, pgn: &str, name: Option<&str>) -> Result<Ranking, GameError> {
-    let bad = GameError::Move;
+    let bad = GameError::BadPgn;
     if state.players().is_empty() {
         return Err(GameError::NoOpponent(
             "no player file loaded (serve --casebase PLAYER.cb)".into(),
@@ -91,7 +91,7 @@ pub fn who(state: &State, pgn: &str, name: Option<&str>) -> Result<Ranking, Game
     let chosen = match name {
         Some(n) => names
             .iter()
-            .find(|(x, _)| x.eq_ignore_ascii_case(n.trim()))
+            .find(|(x, _)| x.to_lowercase() == n.trim().to_lowercase())
             .map(|(x, _)| x.clone())
             .ok_or_else(|| bad(format!("no moves of {n:?} in the games")))?,
         None => names
@@ -107,7 +107,7 @@ pub fn who(state: &State, pgn: &str, name: Option<&str>) -> Result<Ranking, Game
         });
         for m in &g.selected {
             let side: Color = game.position.turn();
-            if g.header.player(side).eq_ignore_ascii_case(&chosen) {
+            if g.header.player(side).to_lowercase() == chosen.to_lowercase() {
                 moves.push((game.clone(), m.mv));
             }
             game.play(m.mv);
@@ -137,13 +137,16 @@ pub fn who(state: &State, pgn: &str, name: Option<&str>) -> Result<Ranking, Game
         games: games.len(),
         moves: moves.len(),
         skipped,
+        // The files were named by their index.
         ranking: ranked
             .into_iter()
-            .map(|r| Place {
-                id: r.file.parse().unwrap_or(0),
-                name: r.name,
-                mean_log_likelihood: r.mean_log_likelihood,
-                behind: r.behind,
+            .filter_map(|r| {
+                Some(Place {
+                    id: r.file.parse().ok()?,
+                    name: r.name,
+                    mean_log_likelihood: r.mean_log_likelihood,
+                    behind: r.behind,
+                })
             })
             .collect(),
     })

@@ -486,7 +486,7 @@ impl Engine {
 
 /// Under `HumanTime`, the seconds a person would take over the move chosen, and the line that
 /// says so.
-type Chosen = (f64, String);
+type HumanWait = (f64, String);
 
 /// Everything a search needs, moved to its thread.
 struct Job {
@@ -565,7 +565,7 @@ impl Job {
 
     /// Thinks, and returns the `info` lines, the `bestmove` line, and under `HumanTime` how
     /// long to wait before it.
-    fn think(&self) -> (Vec<String>, String, Option<Chosen>) {
+    fn think(&self) -> (Vec<String>, String, Option<HumanWait>) {
         let Some(loaded) = &self.casebase else {
             return self.first_legal_move();
         };
@@ -614,16 +614,28 @@ impl Job {
     }
 
     /// The answer without a case base (none could be loaded): still a legal move, the first.
-    fn first_legal_move(&self) -> (Vec<String>, String, Option<Chosen>) {
+    fn first_legal_move(&self) -> (Vec<String>, String, Option<HumanWait>) {
         let legal = self.game.position.legal_moves();
         let line = match legal.first() {
             Some(m) => format!("bestmove {}", m.to_uci(self.castling)),
             None => "bestmove 0000".to_string(),
         };
+        // A person's time still: the pacing model's for that move.
+        let waits = self.human.as_ref().zip(legal.first()).map(|(plan, m)| {
+            let pos = &self.game.position;
+            let seconds = plan
+                .seconds(pos, self.game.last_move.as_ref(), m, None)
+                .min(plan.maximum);
+            let line = format!(
+                "human time {seconds:.1} s, from the pacing model (the longest for a move here {:.1} s)",
+                plan.longest
+            );
+            (seconds, line)
+        });
         (
             vec!["info string error: no case base loaded; playing the first legal move".into()],
             line,
-            None,
+            waits,
         )
     }
 
@@ -635,7 +647,7 @@ impl Job {
         t: &Thought,
         cb: &CaseBase,
         hashfull: u32,
-    ) -> (Vec<String>, String, Option<Chosen>) {
+    ) -> (Vec<String>, String, Option<HumanWait>) {
         let mut lines = info_lines(
             t,
             self.multipv,

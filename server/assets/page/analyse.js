@@ -76,7 +76,7 @@ function chart() {
       class: 'move-bar', 'data-ply': m.ply,
     }).forEach(([k, v]) => r.setAttribute(k, v));
     const t = document.createElementNS(ns, 'title');
-    t.textContent = `${Math.floor(m.ply / 2) + 1}${white ? '.' : '...'} ${m.san}: ${(100 * m.probability).toFixed(0)} %`;
+    t.textContent = `${moveNumber(m.ply)}${white ? '.' : '...'} ${m.san}: ${(100 * m.probability).toFixed(0)} %`;
     r.append(t);
     r.addEventListener('click', () => { at = m.ply; draw(); });
     svg.append(r);
@@ -98,7 +98,9 @@ function draw() {
   const line = $('analyse-line');
   line.replaceChildren();
   a.san.forEach((s, i) => {
-    if (i % 2 === 0) line.append(`${i / 2 + 1}. `);
+    const whiteMoves = (a.first_ply + i) % 2 === 0;
+    if (whiteMoves) line.append(`${moveNumber(i)}. `);
+    else if (i === 0) line.append(`${moveNumber(i)}... `);
     const known = a.moves.some((x) => x.ply === i);
     const link = el('a', { href: '#analyse', text: s, class: i === at ? 'current' : known ? undefined : 'unjudged' });
     link.addEventListener('click', (ev) => { ev.preventDefault(); if (known) { at = i; draw(); } });
@@ -107,7 +109,7 @@ function draw() {
   const side = $('analyse-move');
   side.replaceChildren();
   if (!m) return;
-  side.append(el('h2', { text: `${Math.floor(m.ply / 2) + 1}${m.side === 'white' ? '.' : '...'} ${m.san}` }));
+  side.append(el('h2', { text: `${moveNumber(m.ply)}${m.side === 'white' ? '.' : '...'} ${m.san}` }));
   side.append(el('p', { text: `${(100 * m.probability).toFixed(1)} % likely for ${a.opponent} (its ${ordinal(m.rank)} choice of ${m.legal})` + (m.loss_cp !== null ? `; it loses ${m.loss_cp} cp` : '') }));
   if (m.alternative) {
     const [alt, p] = m.alternative;
@@ -115,8 +117,13 @@ function draw() {
   }
   if (m.precedent) {
     side.append(el('h3', { text: 'The precedent behind it' }));
-    side.append(el('ol', { class: 'precedents' }, [precedentItem(m.precedent)]));
+    side.append(el('ol', { class: 'precedents' }, [precedentItem(m.precedent, { side: m.side, orientation: m.side })]));
   }
+}
+
+// The move number of ply `ply` of the analysed game (it may start from a set-up position).
+function moveNumber(ply) {
+  return Math.floor((analysis.first_ply + ply) / 2) + 1;
 }
 
 function ordinal(n) {
@@ -144,7 +151,7 @@ export async function openGame(base, index, ply) {
     const g = await api('GET', `/api/casegames/${base}/${index}`);
     $('analyse-pgn').value = g.pgn;
     const side = ply % 2 === 0 ? 'white' : 'black';
-    say(`${g.white} – ${g.black}: the precedent is move ${Math.floor(ply / 2) + 1} (${side}). Analysing it…`);
+    say(`${g.white} – ${g.black}: the precedent is move ${Math.floor(ply / 2) + 1} (${side}'s). Analysing the game…`);
     await run();
     if (analysis && analysis.moves.some((x) => x.ply === ply)) { at = ply; draw(); }
   } catch (e) { fail(e); }

@@ -7,6 +7,9 @@ let game = null;      // the game's view, as the server last sent it
 let pending = null;   // a promotion waiting for its piece: [from, to]
 let shown = null;     // the ply whose why is shown (null: the last engine move)
 let ticking = null;   // the clock's timer
+let clockSince = 0;   // when the clocks shown were last read
+let current = null;   // the id of the game shown (a late answer about another is dropped)
+let starts = 0;       // new games asked for (a late one's answer is dropped)
 
 const board = Chessground($('board'), {
   movable: { free: false, color: undefined, showDests: true },
@@ -32,8 +35,13 @@ async function start() {
   }
   shown = null;
   board.set({ orientation: $('color').value });
+  const asked = ++starts;
+  current = null;
   try {
-    game = await api('POST', '/api/games', body);
+    const started = await api('POST', '/api/games', body);
+    if (asked !== starts) return;
+    game = started;
+    current = game.id;
     render();
   } catch (e) { fail(e); }
 }
@@ -48,14 +56,19 @@ function onUserMove(from, to) {
   send(from + to);
 }
 
+// A request about the game shown; its answer shown unless another game has started since.
 async function act(path, body) {
   $('error').textContent = '';
+  const id = game.id;
+  let next = null;
   try {
-    game = await api('POST', `/api/games/${game.id}/${path}`, body || {});
+    next = await api('POST', `/api/games/${id}/${path}`, body || {});
   } catch (e) {
     fail(e);
-    game = await api('GET', `/api/games/${game.id}`);
+    try { next = await api('GET', `/api/games/${id}`); } catch (again) { fail(again); }
   }
+  if (!next || next.id !== current) return;
+  game = next;
   shown = null;
   render();
 }
@@ -63,7 +76,15 @@ async function act(path, body) {
 function send(uci) {
   say('The engine is thinking…');
   board.set({ movable: { color: undefined } });
-  stopClock();
+  for (const b of ['takeback', 'draw', 'resign']) $(b).disabled = true;
+  // The user's clock stops (with its increment), the engine's runs while it thinks.
+  const c = game.clock;
+  if (c && c.running) {
+    const key = c.running === 'white' ? 'white_ms' : 'black_ms';
+    c[key] = Math.max(0, c[key] - (performance.now() - clockSince)) + 1000 * c.increment_s;
+    c.running = game.engine;
+    renderClocks();
+  }
   act('move', { move: uci });
 }
 
@@ -77,6 +98,7 @@ function renderClocks() {
   const user = game.engine === 'white' ? 'black' : 'white';
   const bottom = board.state.orientation;
   const since = performance.now();
+  clockSince = since;
   const show = () => {
     const left = (side) => {
       const ms = side === 'white' ? c.white_ms : c.black_ms;
@@ -92,7 +114,9 @@ function renderClocks() {
     }
     if (c.running === user && left(user) <= 0) {
       stopClock();
-      api('GET', `/api/games/${game.id}`).then((g) => { game = g; render(); }).catch(fail);
+      api('GET', `/api/games/${game.id}`)
+        .then((g) => { if (g.id === current) { game = g; render(); } })
+        .catch(fail);
     }
   };
   show();
@@ -170,7 +194,7 @@ function renderWhy(last) {
   list.replaceChildren();
   const orientation = board.state.orientation;
   (last ? last.precedents : []).forEach((c, i) => {
-    list.append(precedentItem(c, { board: i < 3, orientation }));
+    list.append(precedentItem(c, { board: i < 3, orientation, side: game.engine }));
   });
 }
 

@@ -50,18 +50,23 @@ export function players(g) {
   return `${one(g.white, g.white_elo)} – ${one(g.black, g.black_elo)}`;
 }
 
-// A precedent: its small board with the squares that differ from the board marked, who played
-// it where, and links to open its game at that move.
-export function precedentItem(c, { board = true, orientation = 'white' } = {}) {
+// A precedent: its small board (the position as it stood in its game, the squares that differ
+// from the board marked, its move drawn), who played it where, and links to open its game at
+// that move. `side`: the colour to move on the board; a case of the other colour is shown
+// turned round, as it was compared.
+export function precedentItem(c, { board = true, orientation = 'white', side } = {}) {
   const li = el('li', { class: 'precedent' });
+  const turned = side && c.mover !== side;
   if (board && c.fen) {
-    const uci = c.move;
-    const shapes = uci ? [{ orig: uci.slice(0, 2), dest: uci.slice(2, 4), brush: 'green' }] : [];
-    smallBoard(li, c.fen, { marked: c.differs || [], shapes, orientation });
+    const shapes = c.played ? [{ orig: c.played.slice(0, 2), dest: c.played.slice(2, 4), brush: 'green' }] : [];
+    const flip = orientation === 'white' ? 'black' : 'white';
+    smallBoard(li, c.fen, { marked: c.differs || [], shapes, orientation: turned ? flip : orientation });
   }
   const when = [c.event, c.date].filter(Boolean).join(', ');
   const how = c.exact ? 'this very position' : `similarity ${c.similarity.toFixed(2)}, ${c.differs ? c.differs.length : '?'} squares differ`;
-  const text = `${players(c)}${when ? `, ${when}` : ''}: move ${Math.floor(c.ply / 2) + 1}, played ${c.move}${c.adapted !== c.move ? ` (here ${c.adapted})` : ''}; ${how}`;
+  const played = c.played || c.move;
+  const here = c.adapted !== c.move ? ` (here ${c.adapted})` : turned ? ` (here ${c.adapted}, colours turned round)` : '';
+  const text = `${players(c)}${when ? `, ${when}` : ''}: move ${Math.floor(c.ply / 2) + 1}, ${c.mover} played ${played}${here}; ${how}`;
   const links = el('span', { class: 'links' }, [
     el('a', { href: `#game/${c.base}/${c.game_index}/${c.ply}`, text: 'open the game' }),
   ]);
@@ -93,9 +98,4 @@ export function fileInto(input, area) {
     const f = input.files[0];
     if (f) area.value = await f.text();
   });
-}
-
-// Numbered SAN: "1. e4 e5 2. Nf3".
-export function numbered(sans, from = 0) {
-  return sans.map((s, i) => ((from + i) % 2 === 0 ? `${(from + i) / 2 + 1}. ${s}` : s)).join(' ');
 }
