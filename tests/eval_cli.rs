@@ -144,6 +144,40 @@ fn fit_test_half_samples_only_the_games_the_fit_never_sees() {
 }
 
 #[test]
+fn held_out_samples_exactly_the_games_a_holdout_build_left_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Sixteen games, each its own key.
+    let games: Vec<String> = (10..26)
+        .map(|i| GAME.replace("example.org/g2", &format!("example.org/g{i}")))
+        .collect();
+    let many = dir.path().join("many.pgn");
+    std::fs::write(&many, games.join("\n")).expect("write");
+    let cb = dir.path().join("half.cb");
+    let built = run_json(&[
+        "build",
+        many.to_str().expect("utf-8"),
+        "--holdout",
+        "50",
+        "-o",
+        cb.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    let kept = built["games_used"].as_u64().expect("games_used");
+    assert!(kept > 0 && kept < 16, "{built}");
+    // The games it left out, and only those: with the case base's, the whole file.
+    let cb = cb.to_str().expect("utf-8");
+    let held = eval_retrieval(&many, cb, &["--positions", "1000", "--held-out", "50"]);
+    assert_eq!(held["games_in_casebase"].as_u64(), Some(kept), "{held}");
+    assert_eq!(held["games_used"].as_u64(), Some(16 - kept), "{held}");
+    // Another case base (one game): still only the games the build held out are sampled.
+    let one = one_game_casebase(dir.path());
+    let other = eval_retrieval(&many, &one, &["--positions", "1000", "--held-out", "50"]);
+    assert_eq!(other["games_used"].as_u64(), Some(16 - kept), "{other}");
+    let out = run(&["eval", "--pgn", "x.pgn", "--held-out", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
 fn mover_filters_and_skip_plies_select_positions() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cb = one_game_casebase(dir.path());

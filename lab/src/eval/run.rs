@@ -97,6 +97,11 @@ pub struct EvalArgs {
     /// `precedent fit moves` on the same file is measured on games it never saw.
     #[arg(long)]
     pub fit_test_half: bool,
+    /// Sample only the games that a case base built with `--holdout PERCENT` left out (the
+    /// same hash of each game), so that case bases of any size built so from the same file are
+    /// measured on the same positions.
+    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub held_out: Option<u8>,
     /// Write each position's outcome to FILE (a JSON object a line: FEN, human move, move
     /// played, matched, the model's probability and rank of the human move).
     #[arg(long, value_name = "FILE", requires = "pgn")]
@@ -314,7 +319,12 @@ impl EvalRun<'_> {
             }
             None => None,
         };
-        let keep = |g: &precedent::pgn::ParsedGame| !args.fit_test_half || in_test_half(g.key);
+        let keep = |g: &precedent::pgn::ParsedGame| {
+            (!args.fit_test_half || in_test_half(g.key))
+                && args
+                    .held_out
+                    .is_none_or(|pct| precedent::casebase::is_held_out(g.key, pct))
+        };
         let (samples, stats) =
             sample_positions(pgn, &selection, args.positions, self.seed, &keys, &keep)?;
         if samples.is_empty() {
