@@ -302,20 +302,12 @@ async fn show_game(
     Extract(state): Extract<Arc<State>>,
     id: Result<Path<u64>, PathRejection>,
 ) -> Result<Json<crate::games::View>, Failure> {
-    let Path(id) = id?;
-    let played = state.game(id)?;
-    // On a thread that may wait: the game is locked while the engine thinks.
-    let view = blocking(move || {
-        let mut game = played.lock().unwrap_or_else(|e| e.into_inner());
-        game.check_time();
-        state.recycle(&mut game);
-        Ok(game.view(id))
-    })
-    .await?;
-    Ok(Json(view))
+    act(state, id, |_| Ok(())).await
 }
 
-/// What a request does to a game that needs no engine move: take back, resign, offer a draw.
+/// What a request does to a game that needs no engine move (show it, take back, resign, offer
+/// a draw), on a thread that may wait: the game is locked while the engine thinks. Its clock is
+/// read first (a flag ends the game).
 async fn act(
     state: Arc<State>,
     id: Result<Path<u64>, PathRejection>,

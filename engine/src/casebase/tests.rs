@@ -476,20 +476,7 @@ fn a_policy_of_another_width_or_out_of_order_is_refused() {
 
 /// Builds a case base from PGN text, in `dir`.
 fn built_from(dir: &Path, pgn: &str) -> CaseBase {
-    let input = dir.join("games.pgn");
-    std::fs::write(&input, pgn).expect("write pgn");
-    let out = dir.join("games.cb");
-    let config = build::BuildConfig {
-        inputs: vec![input.display().to_string()],
-        out: out.clone(),
-        options: BuildOptions::default(),
-        strict: true,
-        judge: None,
-        fit: None,
-        fit_errors: None,
-    };
-    build::build(&config, &mut |_| {}).expect("build");
-    CaseBase::open(&out).expect("open")
+    built_with(dir, pgn, BuildOptions::default())
 }
 
 #[test]
