@@ -175,22 +175,27 @@ fn play(addr: SocketAddr, mut view: serde_json::Value, moves: usize) -> serde_js
     view
 }
 
-/// EricRosen's player file, built from the fixture into `dir`.
-fn eric_file(dir: &std::path::Path) -> std::path::PathBuf {
-    let eric = dir.join("eric.cb");
+/// `name`'s player file, built from the fixture into `dir`.
+fn player_file(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let file = dir.join(format!("{name}.cb"));
     let sample = fixture("lichess-rapid-sample.pgn.zst");
     run_json(&[
         "build",
         sample.to_str().expect("utf-8"),
         "--player",
-        "EricRosen",
+        name,
         "--fit-depth",
         "2",
         "-o",
-        eric.to_str().expect("utf-8"),
+        file.to_str().expect("utf-8"),
         "--json",
     ]);
-    eric
+    file
+}
+
+/// EricRosen's player file, built from the fixture into `dir`.
+fn eric_file(dir: &std::path::Path) -> std::path::PathBuf {
+    player_file(dir, "EricRosen")
 }
 
 #[test]
@@ -340,19 +345,7 @@ fn a_game_on_a_clock_takes_back_offers_a_draw_resigns_and_opens_its_precedents_g
 fn a_pasted_game_is_analysed_a_dossier_read_and_its_player_found() {
     let dir = tempfile::tempdir().expect("tempdir");
     let eric = eric_file(dir.path());
-    let other = dir.path().join("other.cb");
-    let sample = fixture("lichess-rapid-sample.pgn.zst");
-    run_json(&[
-        "build",
-        sample.to_str().expect("utf-8"),
-        "--player",
-        "pusha_shri",
-        "--fit-depth",
-        "2",
-        "-o",
-        other.to_str().expect("utf-8"),
-        "--json",
-    ]);
+    let other = player_file(dir.path(), "pusha_shri");
     let server = start(&[
         "--casebase",
         eric.to_str().expect("utf-8"),

@@ -147,16 +147,17 @@ pub fn analyse(
         )));
     }
     let start = movers[0].pos.clone();
-    let mut game = Game::new(start.clone());
-    let mut positions: Vec<(usize, Game, Move)> = Vec::new();
-    let mut san = Vec::new();
-    for (ply, m) in movers.iter().enumerate() {
-        san.push(San::from_move(&game.position, m.mv).to_string());
-        if wanted(game.position.turn()) {
-            positions.push((ply, game.clone(), m.mv));
-        }
-        game.play(m.mv);
-    }
+    let replayed = replay(movers);
+    let san: Vec<String> = replayed
+        .iter()
+        .map(|(game, m)| San::from_move(&game.position, *m).to_string())
+        .collect();
+    let positions: Vec<(usize, Game, Move)> = replayed
+        .into_iter()
+        .enumerate()
+        .filter(|(_, (game, _))| wanted(game.position.turn()))
+        .map(|(ply, (game, m))| (ply, game, m))
+        .collect();
     let knowledge = loaded.knowledge();
     let cb = knowledge.voters();
     let analysed: Vec<(AnalysedMove, ToJudge)> = positions
@@ -248,6 +249,23 @@ pub fn analyse(
         top1,
         judge: judge.map(str::to_string),
     })
+}
+
+/// A game's moves `movers` (every move, from its first position), each with the game before it
+/// (its history too: a search scores a repetition as a draw).
+pub(crate) fn replay(movers: &[precedent::pgn::Mover]) -> Vec<(Game, Move)> {
+    let Some(first) = movers.first() else {
+        return Vec::new();
+    };
+    let mut game = Game::new(first.pos.clone());
+    movers
+        .iter()
+        .map(|m| {
+            let before = game.clone();
+            game.play(m.mv);
+            (before, m.mv)
+        })
+        .collect()
 }
 
 /// The judge's loss of each move and of its alternative (`judged`: each move's position, the

@@ -665,31 +665,19 @@ fn engine_move(
     cb: &precedent::casebase::CaseBase,
     base: BaseId,
 ) -> EngineMove {
-    let san_of = |uci: &str| {
-        UciMove::from_ascii(uci.as_bytes())
-            .ok()
-            .and_then(|u| u.to_move(before).ok())
-            .map_or_else(
-                || uci.to_string(),
-                |m| San::from_move(before, m).to_string(),
-            )
-    };
-    let json = precedent::think::to_json(t);
-    let probabilities = json["model"]
-        .as_array()
-        .map(|ms| {
-            ms.iter()
-                .filter_map(|m| Some((san_of(m["move"].as_str()?), m["probability"].as_f64()?)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let probabilities = t.by.judgement().map_or_else(Vec::new, |j| {
+        j.ranked()
+            .into_iter()
+            .map(|(i, p)| (San::from_move(before, j.evidence.moves[i]).to_string(), p))
+            .collect()
+    });
     // Those that played the move first, nearest first.
     let mut cases = t.decision.cases.clone();
     cases.sort_by_key(|c| c.adapted != t.bestmove);
     cases.truncate(PRECEDENTS_SHOWN);
     EngineMove {
         uci: t.bestmove.clone(),
-        san: san_of(&t.bestmove),
+        san: San::from_move(before, t.mv).to_string(),
         explanation: explain(t),
         probabilities,
         precedents: precedents(&cases, cb, base, before),
@@ -889,10 +877,10 @@ impl Played {
     }
 
     /// The legal moves by the square they leave (castling as the king's two-square move),
-    /// none once the game is over.
-    fn dests(&self) -> BTreeMap<String, Vec<String>> {
+    /// none once the game is over (`over`).
+    fn dests(&self, over: Option<&str>) -> BTreeMap<String, Vec<String>> {
         let mut dests: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        if self.over().is_some() {
+        if over.is_some() {
             return dests;
         }
         for m in self.game.position.legal_moves() {
@@ -906,15 +894,14 @@ impl Played {
         dests
     }
 
-    /// The game as PGN: the engine and "You" by colour, the clock, the result once it is over.
-    fn pgn(&self) -> String {
+    /// The game as PGN: the engine and "You" by colour, the clock, the result once it is over
+    /// (`over`).
+    fn pgn(&self, over: Option<&str>) -> String {
         let (white, black) = match self.engine {
             Color::White => (self.engine_name.as_str(), "You"),
             Color::Black => ("You", self.engine_name.as_str()),
         };
-        let over = self.over();
         let result = over
-            .as_deref()
             .and_then(|r| r.split_whitespace().next())
             .unwrap_or("*");
         let mut text = pgn_tag("Event", "Precedent");
@@ -925,7 +912,7 @@ impl Played {
             let control = format!("{}+{}", k.initial.as_secs(), k.increment.as_secs());
             text.push_str(&pgn_tag("TimeControl", &control));
         }
-        if let Some(why) = over.as_deref().and_then(|r| r.split_once(' ')) {
+        if let Some(why) = over.and_then(|r| r.split_once(' ')) {
             text.push_str(&pgn_tag("Termination", why.1));
         }
         text.push('\n');
@@ -952,7 +939,7 @@ impl Played {
             san: self.sans.clone(),
             turn: colour_name(turn),
             check: self.game.position.is_check(),
-            dests: self.dests(),
+            dests: self.dests(over.as_deref()),
             last: self.whys.iter().rev().find_map(Clone::clone),
             engine_plies: (0..self.whys.len())
                 .filter(|&p| self.whys[p].is_some())
@@ -965,7 +952,7 @@ impl Played {
                 increment_s: k.increment.as_secs_f64(),
             }),
             notice: self.notice.clone(),
-            pgn: self.pgn(),
+            pgn: self.pgn(over.as_deref()),
             result: over,
         }
     }

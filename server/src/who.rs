@@ -99,20 +99,17 @@ pub fn who(state: &State, pgn: &str, name: Option<&str>) -> Result<Ranking, Game
             .map(|(x, _)| x.clone())
             .ok_or_else(|| bad("the games name no player".into()))?,
     };
-    let mut moves: Vec<(Game, Move)> = Vec::new();
-    for g in &games {
-        let mut game = Game::new(match g.selected.first() {
-            Some(m) => m.pos.clone(),
-            None => continue,
-        });
-        for m in &g.selected {
-            let side: Color = game.position.turn();
-            if g.header.player(side).to_lowercase() == chosen.to_lowercase() {
-                moves.push((game.clone(), m.mv));
-            }
-            game.play(m.mv);
-        }
-    }
+    let theirs = |g: &precedent::pgn::ParsedGame, side: Color| {
+        g.header.player(side).to_lowercase() == chosen.to_lowercase()
+    };
+    let moves: Vec<(Game, Move)> = games
+        .iter()
+        .flat_map(|g| {
+            crate::analyse::replay(&g.selected)
+                .into_iter()
+                .filter(|(game, _)| theirs(g, game.position.turn()))
+        })
+        .collect();
     if moves.len() > MAX_MOVES {
         return Err(bad(format!(
             "{} moves of {chosen}; at most {MAX_MOVES} are explained at once",
