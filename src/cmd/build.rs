@@ -160,6 +160,13 @@ pub fn run(args: Args) -> Result<()> {
     let bar = progress::spinner();
     let summary = build(&config, &mut |p| {
         let secs = p.elapsed.as_secs_f64().max(1e-3);
+        if let Some(phase) = p.phase {
+            bar.set_message(format!(
+                "{} games read, {} cases: {phase}",
+                p.games_read, p.cases
+            ));
+            return;
+        }
         bar.set_message(format!(
             "{}: {} games ({:.0}/s), {} cases, {:.1} MB read ({:.1} MB/s)",
             p.input,
@@ -194,6 +201,12 @@ pub fn run(args: Args) -> Result<()> {
         if !skipped.is_empty() {
             eprintln!("skipped: {}", skipped.join(", "));
         }
+        let phases: Vec<String> = summary
+            .phases
+            .iter()
+            .map(|p| format!("{} {:.1} s", p.name, p.seconds))
+            .collect();
+        eprintln!("phases: {}", phases.join(", "));
     }
     Ok(())
 }

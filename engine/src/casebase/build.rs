@@ -15,7 +15,7 @@ use crate::case::CaseMove;
 use crate::case::Planes;
 use crate::casebase::{
     BuildInfo, BuildOptions, BuildStats, CaseBaseError, CaseBaseWriter, CaseMeta, GameRecord,
-    position_key,
+    Phase, position_key,
 };
 use crate::pgn::{
     GameVisitor, InputError, Mover, ParsedGame, Selection, SkipReason, for_each_game,
@@ -142,6 +142,9 @@ pub struct BuildSummary {
     pub seconds: f64,
     /// Build speed (cases per second of wall-clock time).
     pub cases_per_second: f64,
+    /// How long each phase took, in order: reading the games, then sorting, deriving and
+    /// writing the file.
+    pub phases: Vec<super::Phase>,
     /// The output file's path.
     pub output: String,
 }
@@ -481,6 +484,9 @@ pub struct BuildProgress<'a> {
     pub bytes_read: u64,
     /// Time since the build started.
     pub elapsed: Duration,
+    /// The phase after the games are read (`sort`, `patterns and index`, …), when one has
+    /// started; `None` while games are read.
+    pub phase: Option<&'static str>,
 }
 
 /// Runs a build: reads every input, writes the case base, returns the summary. `progress` is
@@ -558,7 +564,23 @@ pub fn build(
         stats: stats.clone(),
         profile,
     };
-    writer.finish(&info)?;
+    let read = Phase {
+        name: "read",
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let (games_read, cases) = (stats.games_read, stats.cases);
+    let last_input = config.inputs.last().map_or("", String::as_str);
+    let mut phases = writer.finish_timed(&info, &mut |phase| {
+        progress(&BuildProgress {
+            input: last_input,
+            games_read,
+            cases,
+            bytes_read: 0,
+            elapsed: started.elapsed(),
+            phase: Some(phase),
+        });
+    })?;
+    phases.insert(0, read);
     let seconds = started.elapsed().as_secs_f64();
     Ok(BuildSummary {
         games_read: stats.games_read,
@@ -569,6 +591,7 @@ pub fn build(
         black_cases: stats.cases - white_cases,
         seconds,
         cases_per_second: stats.cases as f64 / seconds.max(1e-9),
+        phases,
         output: config.out.display().to_string(),
     })
 }
@@ -636,6 +659,7 @@ impl Reading<'_> {
                     cases: self.writer.cases(),
                     bytes_read,
                     elapsed: self.started.elapsed(),
+                    phase: None,
                 });
             }
             Ok(true)

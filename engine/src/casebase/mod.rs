@@ -46,7 +46,7 @@ pub(crate) use record::position_key;
 pub use record::{Bucket, CaseClock, CaseMeta, GameControl, GameRecord, NO_EP};
 pub use replay::Replayed;
 pub use without::Without;
-pub use write::CaseBaseWriter;
+pub use write::{CaseBaseWriter, Phase};
 
 /// Why a case base could not be read or written.
 #[derive(Debug, thiserror::Error)]

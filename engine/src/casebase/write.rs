@@ -479,7 +479,18 @@ impl CaseBaseWriter {
     /// Sorts and deduplicates the cases, derives the pattern counts and the position index,
     /// assembles the file and renames it over the output. A name ending in `.zst` is written
     /// zstd-compressed (what the embedded default case base uses).
-    pub fn finish(mut self, info: &BuildInfo) -> Result<(), CaseBaseError> {
+    pub fn finish(self, info: &BuildInfo) -> Result<(), CaseBaseError> {
+        self.finish_timed(info, &mut |_| {}).map(|_| ())
+    }
+
+    /// [`Self::finish`], announcing each phase to `starting` as it starts and returning how
+    /// long each took.
+    pub fn finish_timed(
+        mut self,
+        info: &BuildInfo,
+        starting: &mut dyn FnMut(&'static str),
+    ) -> Result<Vec<Phase>, CaseBaseError> {
+        let mut clock = PhaseClock::new(starting);
         let out = self.out.clone();
         let err = |source| CaseBaseError::Write {
             name: out.display().to_string(),
@@ -488,9 +499,10 @@ impl CaseBaseWriter {
         if self.cases() > u64::from(u32::MAX) {
             return Err(err(io::Error::other("more than 4 294 967 295 cases")));
         }
+        clock.start("sort");
         let sides = self.read_sides().map_err(err)?;
         let cases = arrange(sides);
-        let (patterns, strengths, index, policy) = derive_all(&cases, self.derive);
+        let (patterns, strengths, index, policy) = derive_all(&cases, self.derive, &mut clock);
         // Pruned after the strength fit, which needs every pattern of every legal move.
         let min = info.options.min_pattern_count;
         let (patterns, strengths): (Vec<PatternCount>, Vec<f32>) = patterns
@@ -515,7 +527,9 @@ impl CaseBaseWriter {
             controls: self.controls,
         };
         sections.lay_out(self.game_count, bits, self.timed);
-        write_over(&out, sections).map_err(err)
+        clock.start("write");
+        write_over(&out, sections).map_err(err)?;
+        Ok(clock.stop())
     }
 
     /// Reads back the spilled cases of each side (White's first): boards, records, and the
@@ -538,7 +552,9 @@ impl CaseBaseWriter {
 fn derive_all(
     cases: &Arranged,
     derive: Derive,
+    clock: &mut PhaseClock<'_>,
 ) -> (Vec<PatternCount>, Vec<f32>, Vec<IndexEntry>, Policy) {
+    clock.start("patterns and index");
     let patterns = derive != Derive::Nothing;
     let (counter, pairs) = derive::derive(&cases.boards, &cases.board_of, &cases.metas, patterns);
     let (table, index) = derive::finish(counter, pairs);
@@ -551,11 +567,62 @@ fn derive_all(
         Derive::Everything => {}
     }
     // The strengths need every case again, with the finished counts.
+    clock.start("pattern strengths");
     let mut fitter = derive::StrengthFit::new(&table, cases.metas.len());
     fitter.add(&cases.boards, &cases.board_of, &cases.metas);
     let strengths = fitter.fit();
+    clock.start("policy");
     let policy = policy::fit(&cases.boards, &cases.board_of, &cases.metas);
     (table, strengths, index, policy)
+}
+
+/// How long one phase of a build took.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Phase {
+    /// What the phase does (`read`, `sort`, `patterns and index`, `pattern strengths`,
+    /// `policy`, `write`).
+    pub name: &'static str,
+    /// Its wall-clock time.
+    pub seconds: f64,
+}
+
+/// Times the phases of a build, one after another, announcing each as it starts.
+pub(crate) struct PhaseClock<'a> {
+    starting: &'a mut dyn FnMut(&'static str),
+    current: Option<(&'static str, std::time::Instant)>,
+    done: Vec<Phase>,
+}
+
+impl<'a> PhaseClock<'a> {
+    pub(crate) fn new(starting: &'a mut dyn FnMut(&'static str)) -> PhaseClock<'a> {
+        PhaseClock {
+            starting,
+            current: None,
+            done: Vec::new(),
+        }
+    }
+
+    /// Ends the current phase, if any, and starts `name`.
+    pub(crate) fn start(&mut self, name: &'static str) {
+        self.end();
+        (self.starting)(name);
+        self.current = Some((name, std::time::Instant::now()));
+    }
+
+    fn end(&mut self) {
+        if let Some((name, at)) = self.current.take() {
+            self.done.push(Phase {
+                name,
+                seconds: at.elapsed().as_secs_f64(),
+            });
+        }
+    }
+
+    /// Ends the current phase; every phase's time.
+    pub(crate) fn stop(mut self) -> Vec<Phase> {
+        self.end();
+        self.done
+    }
 }
 
 /// Reads a whole spill back.
