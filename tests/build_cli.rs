@@ -415,3 +415,58 @@ fn packed_case_base_describes_and_plays_as_the_original() {
     assert_eq!(err.trim().lines().count(), 1);
     assert!(!again.exists());
 }
+
+#[test]
+fn the_fits_sample_is_recorded_and_the_phases_are_timed() {
+    let (whole, whole_info) = build_rapid(&[]);
+    let (sampled, info) = build_rapid(&["--fit-positions", "2000"]);
+    // The sample changes the statistics, not the data: the same cases, boards and index.
+    for key in ["cases", "games_used"] {
+        assert_eq!(whole[key], sampled[key], "{key}");
+    }
+    for key in ["distinct_boards", "index_entries", "patterns"] {
+        assert_eq!(whole_info[key], info[key], "{key}");
+    }
+    assert_eq!(info["build"]["options"]["fit_positions"], 2000);
+    assert_eq!(whole_info["build"]["options"]["fit_positions"], 2_000_000);
+    assert!(
+        info["policy_moves"].as_u64().expect("policy") > 100,
+        "{info}"
+    );
+    let names: Vec<&str> = sampled["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .map(|p| {
+            assert!(p["seconds"].as_f64().expect("seconds") >= 0.0);
+            p["name"].as_str().expect("name")
+        })
+        .collect();
+    let want = [
+        "read",
+        "sort",
+        "patterns and index",
+        "pattern strengths",
+        "policy",
+        "write",
+    ];
+    assert_eq!(names, want);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("o.cb");
+    let input = fixture("small.pgn");
+    let o = run(&[
+        "build",
+        input.to_str().expect("path"),
+        "-o",
+        out.to_str().expect("path"),
+        "--fit-positions",
+        "0",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--fit-positions must be at least 1"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+}

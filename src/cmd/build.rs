@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use super::progress;
-use precedent::casebase::{BuildConfig, BuildOptions, build};
+use precedent::casebase::{BuildConfig, BuildOptions, FIT_POSITIONS, build};
 use precedent_lab::players::errors::{ERROR_FIT_NODES, ErrorFitter, judge_hook};
 use precedent_lab::players::model::{FIT_DEPTH, fit_hook};
 
@@ -82,6 +82,11 @@ pub struct Args {
     /// finds nothing in it), built several times faster. For scale experiments.
     #[arg(long)]
     no_patterns: bool,
+    /// Fit the pattern strengths and the policy on at most about N of the cases (every n-th
+    /// case beyond): statistics, which a sample estimates; the fits' time grows with N, not
+    /// with the case base.
+    #[arg(long, value_name = "N", default_value_t = FIT_POSITIONS)]
+    fit_positions: u64,
     /// Stop at the first broken game (illegal move, bad FEN, variant) instead of skipping it.
     #[arg(long)]
     strict: bool,
@@ -151,31 +156,39 @@ pub fn run(args: Args) -> Result<()> {
             max_cases: args.max_cases,
             band_cases: args.band_cases,
             no_patterns: args.no_patterns,
+            fit_positions: args.fit_positions,
         },
         strict: args.strict,
         judge,
         fit,
         fit_errors,
     };
-    let bar = progress::spinner();
+    let bar = build_bar(&config.inputs);
     let summary = build(&config, &mut |p| {
         let secs = p.elapsed.as_secs_f64().max(1e-3);
-        if let Some(phase) = p.phase {
-            bar.set_message(format!(
-                "{} games read, {} cases: {phase}",
-                p.games_read, p.cases
-            ));
-            return;
-        }
-        bar.set_message(format!(
-            "{}: {} games ({:.0}/s), {} cases, {:.1} MB read ({:.1} MB/s)",
-            p.input,
+        let counts = format!(
+            "{} games, {} cases ({:.0} cases/s)",
             p.games_read,
-            p.games_read as f64 / secs,
             p.cases,
-            p.bytes_read as f64 / 1e6,
-            p.bytes_read as f64 / 1e6 / secs,
-        ));
+            p.cases as f64 / secs
+        );
+        match p.phase {
+            Some(phase) => {
+                // The input is read: the rest has no bytes to count.
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+                );
+                bar.set_message(format!("{counts}; {phase}"));
+            }
+            None => {
+                bar.set_message(format!("{counts}; reading {}", p.input));
+                if let Some(len) = bar.length() {
+                    let done = input_offset(&config.inputs, p.input);
+                    bar.set_position((done + p.bytes_read).min(len));
+                }
+            }
+        }
     });
     bar.finish_and_clear();
     let summary = summary?;
@@ -209,4 +222,37 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!("phases: {}", phases.join(", "));
     }
     Ok(())
+}
+
+/// The build's progress: a bar over the inputs' bytes when their sizes are known (files), a
+/// spinner otherwise (standard input).
+fn build_bar(inputs: &[String]) -> indicatif::ProgressBar {
+    let sizes: Option<Vec<u64>> = inputs
+        .iter()
+        .map(|name| std::fs::metadata(name).ok().map(|m| m.len()))
+        .collect();
+    match sizes {
+        Some(sizes) if inputs.iter().all(|n| n != "-") => {
+            let bar = progress::bar(sizes.iter().sum(), "");
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:30} {bytes}/{total_bytes} {msg} ({elapsed}, about {eta} left)",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar.enable_steady_tick(std::time::Duration::from_millis(250));
+            bar
+        }
+        _ => progress::spinner(),
+    }
+}
+
+/// The bytes of the inputs before `current` (the first input of that name).
+fn input_offset(inputs: &[String], current: &str) -> u64 {
+    inputs
+        .iter()
+        .take_while(|name| *name != current)
+        .filter_map(|name| std::fs::metadata(name).ok())
+        .map(|m| m.len())
+        .sum()
 }

@@ -336,6 +336,9 @@ pub fn selection(options: &BuildOptions) -> Result<Selection, String> {
     if options.holdout_moves.is_some_and(|h| h >= 100) {
         return Err("--holdout-moves must be a percentage below 100".into());
     }
+    if options.fit_positions == 0 {
+        return Err("--fit-positions must be at least 1".into());
+    }
     if let (Some(lo), Some(hi)) = (options.min_elo, options.max_elo)
         && lo > hi
     {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// The filters that selected which moves became cases.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BuildOptions {
     /// Only these players' moves (case-insensitive match on White/Black); empty = everyone.
     pub players: Vec<String>,
@@ -48,6 +48,40 @@ pub struct BuildOptions {
     /// Take the inputs' most frequent player as `players` (read from the tags first).
     #[serde(default)]
     pub main_player: bool,
+    /// The pattern strengths and the policy are fitted on at most about this many of the
+    /// cases (every n-th case beyond): statistics, which a sample estimates.
+    #[serde(default = "legacy_fit_positions")]
+    pub fit_positions: u64,
+}
+
+/// The sample of the fits when a build does not say: what every build used before the sample
+/// was an option.
+fn legacy_fit_positions() -> u64 {
+    2_000_000
+}
+
+/// The fits' sample when none is asked for.
+pub const FIT_POSITIONS: u64 = 2_000_000;
+
+impl Default for BuildOptions {
+    fn default() -> BuildOptions {
+        BuildOptions {
+            players: Vec::new(),
+            side: None,
+            min_elo: None,
+            max_elo: None,
+            skip_plies: 0,
+            max_games: None,
+            holdout: None,
+            min_pattern_count: 0,
+            max_cases: None,
+            band_cases: None,
+            no_patterns: false,
+            holdout_moves: None,
+            main_player: false,
+            fit_positions: FIT_POSITIONS,
+        }
+    }
 }
 
 impl BuildOptions {

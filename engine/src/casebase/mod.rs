@@ -38,7 +38,7 @@ use format::{
     ZSTD_MAGIC, header_len,
 };
 use index::IndexEntry;
-pub use info::{BuildInfo, BuildOptions, BuildStats};
+pub use info::{BuildInfo, BuildOptions, BuildStats, FIT_POSITIONS};
 use patterns::{PatternCount, PatternTable};
 use policy::PolicyTable;
 pub use profile::Profile;

@@ -36,8 +36,6 @@ const DEFENDED: usize = ATTACKED + 64;
 const LAST: usize = DEFENDED + 64;
 const BIAS: usize = INPUTS - 1;
 
-/// Positions the fit uses at most (every n-th case beyond).
-const FIT_POSITIONS: usize = 2_000_000;
 /// Passes over the sample.
 const EPOCHS: usize = 3;
 /// AdaGrad's base step, lowered linearly to 30 % of it over the passes.
@@ -142,10 +140,11 @@ struct Sample {
     played: u16,
 }
 
-/// Fits the policy of the cases `metas` (case `i` on board `boards[board_of[i]]`).
-pub fn fit(boards: &[Planes], board_of: &[u32], metas: &[CaseMeta]) -> Policy {
+/// Fits the policy of the cases `metas` (case `i` on board `boards[board_of[i]]`), on at most
+/// about `positions` of them (every n-th).
+pub fn fit(boards: &[Planes], board_of: &[u32], metas: &[CaseMeta], positions: usize) -> Policy {
     use rayon::prelude::*;
-    let stride = metas.len().div_ceil(FIT_POSITIONS).max(1);
+    let stride = metas.len().div_ceil(positions.max(1)).max(1);
     let sampled: Vec<(Vec<u16>, Vec<u32>, u16)> = (0..metas.len())
         .into_par_iter()
         .step_by(stride)

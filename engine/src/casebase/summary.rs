@@ -303,7 +303,17 @@ impl CaseBaseSummary {
                 "policy         none (a player file: the generic case base's model is read, with this player's counts on top)"
             )?,
             0 => writeln!(f, "policy         none (built without patterns)")?,
-            n => writeln!(f, "policy         {n} moves, fitted on the cases")?,
+            n => {
+                let sample = if o.fit_positions < s.cases {
+                    format!("a sample of about {} of the cases", o.fit_positions)
+                } else {
+                    "every case".to_string()
+                };
+                writeln!(
+                    f,
+                    "policy         {n} moves, fitted (with the pattern strengths) on {sample}"
+                )?;
+            }
         }
         match s.timed_cases {
             0 if s.format_version < 5 => writeln!(

@@ -502,7 +502,8 @@ impl CaseBaseWriter {
         clock.start("sort");
         let sides = self.read_sides().map_err(err)?;
         let cases = arrange(sides);
-        let (patterns, strengths, index, policy) = derive_all(&cases, self.derive, &mut clock);
+        let fit = usize::try_from(info.options.fit_positions).unwrap_or(usize::MAX);
+        let (patterns, strengths, index, policy) = derive_all(&cases, self.derive, fit, &mut clock);
         // Pruned after the strength fit, which needs every pattern of every legal move.
         let min = info.options.min_pattern_count;
         let (patterns, strengths): (Vec<PatternCount>, Vec<f32>) = patterns
@@ -552,6 +553,7 @@ impl CaseBaseWriter {
 fn derive_all(
     cases: &Arranged,
     derive: Derive,
+    fit_positions: usize,
     clock: &mut PhaseClock<'_>,
 ) -> (Vec<PatternCount>, Vec<f32>, Vec<IndexEntry>, Policy) {
     clock.start("patterns and index");
@@ -568,11 +570,11 @@ fn derive_all(
     }
     // The strengths need every case again, with the finished counts.
     clock.start("pattern strengths");
-    let mut fitter = derive::StrengthFit::new(&table, cases.metas.len());
+    let mut fitter = derive::StrengthFit::new(&table, cases.metas.len(), fit_positions);
     fitter.add(&cases.boards, &cases.board_of, &cases.metas);
     let strengths = fitter.fit();
     clock.start("policy");
-    let policy = policy::fit(&cases.boards, &cases.board_of, &cases.metas);
+    let policy = policy::fit(&cases.boards, &cases.board_of, &cases.metas, fit_positions);
     (table, strengths, index, policy)
 }
 
