@@ -148,6 +148,7 @@ pub struct MoveContext {
 }
 
 /// Square content code: 0 empty, 1–6 own pawn…king, 7–12 the opponent's, 13 off the board.
+#[cfg(test)]
 fn code(board: &Board, sq: Option<Square>) -> u64 {
     match sq {
         None => 13,
@@ -173,10 +174,32 @@ fn ring(sq: Square) -> [Option<Square>; 8] {
     STEPS.map(|(df, dr)| sq.offset(df + 8 * dr).filter(|t| t.distance(sq) == 1))
 }
 
+#[cfg(test)]
 fn ring_code(board: &Board, sq: Square) -> u64 {
     ring(sq)
         .iter()
         .fold(0, |acc, &s| (acc << 4) | code(board, s))
+}
+
+/// The ring of every square as square indices in [`ring`]'s order, 64 for off the board.
+static RINGS: std::sync::LazyLock<[[u8; 8]; 64]> = std::sync::LazyLock::new(|| {
+    let mut rings = [[64u8; 8]; 64];
+    for sq in Square::ALL {
+        for (slot, s) in rings[sq as usize].iter_mut().zip(ring(sq)) {
+            *slot = s.map_or(64, |s| s as u8);
+        }
+    }
+    rings
+});
+
+/// Every square's content code ([`code`]), and 13 (off the board) at index 64.
+fn contents(board: &Board) -> [u8; 65] {
+    let mut out = [0u8; 65];
+    out[64] = 13;
+    for (sq, p) in board {
+        out[sq as usize] = p.role as u8 + if p.color == Color::White { 0 } else { 6 };
+    }
+    out
 }
 
 /// A count bucketed to 0, 1, 2 (2 = two or more).
@@ -249,6 +272,8 @@ pub(crate) fn move_patterns(pos: &Chess, ctx: MoveContext, out: &mut Vec<(Move, 
 /// What the patterns of every legal move read of the position before it (White to move).
 struct Before<'a> {
     board: &'a Board,
+    /// Every square's content code, for the rings.
+    contents: [u8; 65],
     occupied: Bitboard,
     white: Bitboard,
     black: Bitboard,
@@ -279,6 +304,7 @@ impl<'a> Before<'a> {
         };
         Before {
             board,
+            contents: contents(board),
             occupied,
             white,
             black: board.by_color(Color::Black),
@@ -299,11 +325,10 @@ impl<'a> Before<'a> {
         let promo = m.promotion().map_or(0, |r| r as u64);
         let mv = role << 15 | (from as u64) << 9 | (to as u64) << 3 | promo;
         let family = |f: Family, fields: u64| (f as u64) << 56 | fields;
-        let board = self.board;
         [
             family(Family::Move, mv),
-            family(Family::ToRing, mv << 32 | ring_code(board, to)),
-            family(Family::FromRing, mv << 32 | ring_code(board, from)),
+            family(Family::ToRing, mv << 32 | self.ring_code(to)),
+            family(Family::FromRing, mv << 32 | self.ring_code(from)),
             family(Family::Tactic, self.tactic(m, from, to, check)),
             family(Family::Reply, self.reply(m, from, to)),
             family(Family::Phase, mv << 8 | self.phase << 2 | self.material),
@@ -313,6 +338,14 @@ impl<'a> Before<'a> {
                 role << 10 | (to as u64) << 4 | self.mobility(m, from, after, to),
             ),
         ]
+    }
+
+    /// The contents of the eight squares around `sq`, four bits each ([`ring`]'s order).
+    #[inline]
+    fn ring_code(&self, sq: Square) -> u64 {
+        RINGS[sq as usize].iter().fold(0, |acc, &s| {
+            (acc << 4) | u64::from(self.contents[s as usize])
+        })
     }
 
     /// The tactic family's fields: piece, capture, promotion, check, and who attacks and
@@ -610,6 +643,25 @@ mod tests {
         all.iter()
             .find(|(m, _)| m.to_uci(shakmaty::CastlingMode::Standard).to_string() == uci)
             .unwrap_or_else(|| panic!("{uci} is legal"))
+    }
+
+    #[test]
+    fn rings_read_from_the_contents_are_the_rings_read_from_the_board() {
+        for fen in [
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "8/2k5/8/8/8/8/5K2/7R w - - 0 60",
+            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+        ] {
+            let pos = parse_fen(fen).expect("fen");
+            let before = Before::of(&pos, MoveContext::default());
+            for sq in Square::ALL {
+                assert_eq!(
+                    before.ring_code(sq),
+                    ring_code(pos.board(), sq),
+                    "{fen} {sq}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -201,10 +201,8 @@ fn sgd(samples: &[Sample], n_keys: usize) -> Vec<f32> {
         for &i in &order {
             let s = &samples[i];
             scores.clear();
-            scores.extend(s.moves.iter().map(|&k| {
-                let row = &w[k as usize * INPUTS..(k as usize + 1) * INPUTS];
-                s.inputs.iter().map(|&x| row[x as usize]).sum::<f32>()
-            }));
+            scores.resize(s.moves.len(), 0.0);
+            move_scores(&w, s, &mut scores);
             let top = scores.iter().copied().fold(f32::MIN, f32::max);
             let total: f32 = scores.iter().map(|v| (v - top).exp()).sum();
             for (j, &k) in s.moves.iter().enumerate() {
@@ -221,6 +219,30 @@ fn sgd(samples: &[Sample], n_keys: usize) -> Vec<f32> {
         }
     }
     w
+}
+
+/// The scores of a sample's moves at weights `w`, into `scores`: four moves at a time, so that
+/// four sums run side by side; each is still added in its inputs' order, from the same start as
+/// `Iterator::sum`, so the scores are those of one sum at a time, to the bit.
+fn move_scores(w: &[f32], s: &Sample, scores: &mut [f32]) {
+    let start: f32 = std::iter::empty::<f32>().sum();
+    let row = |k: u32| &w[k as usize * INPUTS..(k as usize + 1) * INPUTS];
+    let mut moves = s.moves.chunks_exact(4);
+    let mut out = scores.chunks_exact_mut(4);
+    for (ks, sc) in (&mut moves).zip(&mut out) {
+        let rows = [row(ks[0]), row(ks[1]), row(ks[2]), row(ks[3])];
+        let mut acc = [start; 4];
+        for &x in &s.inputs {
+            for (a, r) in acc.iter_mut().zip(&rows) {
+                *a += r[x as usize];
+            }
+        }
+        sc.copy_from_slice(&acc);
+    }
+    for (&k, sc) in moves.remainder().iter().zip(out.into_remainder()) {
+        let r = row(k);
+        *sc = s.inputs.iter().map(|&x| r[x as usize]).sum::<f32>();
+    }
 }
 
 /// Rows of 16-bit integers with a scale each (the row's largest weight maps to ±32767).
@@ -263,6 +285,92 @@ mod tests {
         keys.sort_unstable();
         keys.dedup();
         assert_eq!(keys.len(), 20);
+    }
+
+    /// The fit one weight at a time, as first written.
+    fn reference_sgd(samples: &[Sample], n_keys: usize) -> Vec<f32> {
+        let mut w = vec![0f32; n_keys * INPUTS];
+        let mut g2 = vec![1e-3f32; n_keys * INPUTS];
+        let mut order: Vec<usize> = (0..samples.len()).collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for epoch in 0..EPOCHS {
+            for i in (1..order.len()).rev() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                order.swap(i, (state % (i as u64 + 1)) as usize);
+            }
+            let step = STEP * (1.0 - 0.7 * epoch as f32 / EPOCHS as f32);
+            for &i in &order {
+                let s = &samples[i];
+                let scores: Vec<f32> = s
+                    .moves
+                    .iter()
+                    .map(|&k| {
+                        let row = &w[k as usize * INPUTS..(k as usize + 1) * INPUTS];
+                        s.inputs.iter().map(|&x| row[x as usize]).sum::<f32>()
+                    })
+                    .collect();
+                let top = scores.iter().copied().fold(f32::MIN, f32::max);
+                let total: f32 = scores.iter().map(|v| (v - top).exp()).sum();
+                for (j, &k) in s.moves.iter().enumerate() {
+                    let g = (scores[j] - top).exp() / total
+                        - f32::from(u8::from(j == usize::from(s.played)));
+                    for &x in &s.inputs {
+                        let at = k as usize * INPUTS + x as usize;
+                        let grad = g + L2 * w[at];
+                        g2[at] += grad * grad;
+                        w[at] = (w[at] - step * grad / g2[at].sqrt()).clamp(-LIMIT, LIMIT);
+                    }
+                }
+            }
+        }
+        w
+    }
+
+    #[test]
+    fn the_fit_gives_the_weights_of_the_fit_one_weight_at_a_time() {
+        let cb = crate::casebase::CaseBase::embedded().expect("embedded");
+        let cases = 3_000;
+        let mut samples = Vec::new();
+        let mut keys = Vec::new();
+        for i in 0..cases {
+            let meta = &cb.metas()[i];
+            let Some(pos) = case_position(&cb.case_board(i), meta) else {
+                continue;
+            };
+            let legal = pos.legal_moves();
+            let Some(played) = legal
+                .iter()
+                .position(|m| CaseMove::from_move(*m, Color::White) == Some(meta.mv))
+            else {
+                continue;
+            };
+            let mut input = Vec::new();
+            inputs(&pos, meta.last, &mut input);
+            let moves: Vec<u32> = legal.iter().map(move_key).collect();
+            keys.extend(moves.iter().copied());
+            samples.push((input, moves, played as u16));
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        let samples: Vec<Sample> = samples
+            .into_iter()
+            .map(|(inputs, moves, played)| Sample {
+                inputs,
+                moves: moves
+                    .iter()
+                    .map(|k| keys.binary_search(k).expect("key") as u32)
+                    .collect(),
+                played,
+            })
+            .collect();
+        assert!(samples.len() > 2_500);
+        let got = sgd(&samples, keys.len());
+        let want = reference_sgd(&samples, keys.len());
+        assert!(got.iter().any(|w| w.abs() > 0.1));
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert!(bits(&got) == bits(&want), "the weights differ");
     }
 
     #[test]
