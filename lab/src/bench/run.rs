@@ -69,6 +69,10 @@ pub struct BenchArgs {
     /// Where `--scale` writes its case base.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// `--scale` derives the move patterns and fits the strengths and the policy (on the
+    /// default sample), as `build` does: the whole build's time and memory at that size.
+    #[arg(long, requires = "scale")]
+    pub patterns: bool,
     /// Queries of the bounded comparison.
     #[arg(long, default_value_t = 1000)]
     pub query_count: usize,
@@ -124,7 +128,7 @@ pub fn measure(args: &BenchArgs, threads: usize) -> Result<BenchOutcome, EvalErr
     if let (Some(n), Some(pool), Some(out)) = (args.scale, &args.pool, &args.out) {
         let pool = CaseBase::open(pool)?;
         let positions = bounded_queries(&pool, &args.queries, args.query_count)?;
-        let report = super::scale::run(&pool, n, out, &positions, args.k, threads)
+        let report = super::scale::run(&pool, n, out, args.patterns, &positions, args.k, threads)
             .map_err(|e| EvalError::Other(e.to_string()))?;
         return Ok(BenchOutcome::Scale { report, threads });
     }
@@ -308,6 +312,14 @@ fn fmt_scale(f: &mut fmt::Formatter<'_>, report: &ScaleReport, threads: usize) -
         report.rss_mb,
         report.peak_rss_mb
     )?;
+    if !b.phases.is_empty() {
+        let phases: Vec<String> = b
+            .phases
+            .iter()
+            .map(|p| format!("{} {:.1} s", p.name, p.seconds))
+            .collect();
+        writeln!(f, "build phases: {}", phases.join(", "))?;
+    }
     writeln!(
         f,
         "top-{} over {} held-out queries, {threads} threads: full scan {:.1} ms median, {:.1} ms p99; bounded {:.1} ms median, {:.1} ms p99; speedup {:.2}x ({:.1} % of the cases scored; {} of {} identical)",

@@ -27,7 +27,7 @@ use shakmaty::{Color, Square};
 use precedent::case::CaseMove;
 use precedent::case::Planes;
 use precedent::casebase::{
-    BuildInfo, BuildStats, CaseBase, CaseBaseError, CaseBaseWriter, CaseMeta, NO_EP,
+    BuildInfo, BuildStats, CaseBase, CaseBaseError, CaseBaseWriter, CaseMeta, NO_EP, Phase,
 };
 
 use super::{BoundedReport, bounded};
@@ -99,13 +99,23 @@ pub struct ScaleBuild {
     pub seconds: f64,
     /// Cases per second of that build.
     pub cases_per_second: f64,
+    /// How long each phase of writing the file took (`sort`, `patterns and index`, …).
+    pub phases: Vec<Phase>,
 }
 
-/// Writes `cases` cases made from the pool's cases and their variants to `out`, without move
-/// patterns.
-pub fn build_scaled(pool: &CaseBase, cases: u64, out: &Path) -> Result<ScaleBuild, CaseBaseError> {
+/// Writes `cases` cases made from the pool's cases and their variants to `out`, with the move
+/// patterns and their fits when `patterns`, else without.
+pub fn build_scaled(
+    pool: &CaseBase,
+    cases: u64,
+    out: &Path,
+    patterns: bool,
+) -> Result<ScaleBuild, CaseBaseError> {
     let started = Instant::now();
-    let mut writer = CaseBaseWriter::create(out)?.without_patterns();
+    let mut writer = CaseBaseWriter::create(out)?;
+    if !patterns {
+        writer = writer.without_patterns();
+    }
     for g in 0..pool.game_count() as u32 {
         writer.copy_game(pool, g)?;
     }
@@ -151,7 +161,7 @@ pub fn build_scaled(pool: &CaseBase, cases: u64, out: &Path) -> Result<ScaleBuil
         },
         ..BuildInfo::default()
     };
-    writer.finish(&info)?;
+    let phases = writer.finish_timed(&info, &mut |_| {})?;
     let seconds = started.elapsed().as_secs_f64();
     Ok(ScaleBuild {
         cases: written,
@@ -159,6 +169,7 @@ pub fn build_scaled(pool: &CaseBase, cases: u64, out: &Path) -> Result<ScaleBuil
         variants,
         seconds,
         cases_per_second: written as f64 / seconds.max(1e-9),
+        phases,
     })
 }
 
@@ -206,11 +217,12 @@ pub fn run(
     pool: &CaseBase,
     cases: u64,
     out: &Path,
+    patterns: bool,
     queries: &[(Planes, Color)],
     k: usize,
     threads: usize,
 ) -> Result<ScaleReport, CaseBaseError> {
-    let build = build_scaled(pool, cases, out)?;
+    let build = build_scaled(pool, cases, out, patterns)?;
     let started = Instant::now();
     let cb = CaseBase::open(out)?;
     let load_seconds = started.elapsed().as_secs_f64();
