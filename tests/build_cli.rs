@@ -198,31 +198,28 @@ fn truncated_zstd_input_is_one_error_line_and_no_output() {
 fn missing_input_and_unwritable_output_are_clear_errors() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("o.cb");
-    let o = run(&[
+    let err = refused(&[
         "build",
         "/nonexistent/games.pgn",
         "-o",
         out.to_str().expect("path"),
     ]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("/nonexistent/games.pgn: cannot open"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(err.contains("/nonexistent/games.pgn: cannot open"), "{err}");
     let input = fixture("small.pgn");
-    let o = run(&[
+    let err = refused(&[
         "build",
         input.to_str().expect("path"),
         "-o",
         "/nonexistent-dir/o.cb",
     ]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("/nonexistent-dir/o.cb: cannot write"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(err.contains("/nonexistent-dir/o.cb: cannot write"), "{err}");
+}
+
+/// Runs `precedent` with `args`, which must fail; its standard error.
+fn refused(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(!o.status.success(), "{args:?} succeeded");
+    stderr(&o)
 }
 
 #[test]
@@ -454,7 +451,7 @@ fn the_fits_sample_is_recorded_and_the_phases_are_timed() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("o.cb");
     let input = fixture("small.pgn");
-    let o = run(&[
+    let err = refused(&[
         "build",
         input.to_str().expect("path"),
         "-o",
@@ -462,11 +459,6 @@ fn the_fits_sample_is_recorded_and_the_phases_are_timed() {
         "--fit-positions",
         "0",
     ]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("--fit-positions must be at least 1"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(err.contains("--fit-positions must be at least 1"), "{err}");
     assert!(!out.exists());
 }

@@ -163,7 +163,8 @@ pub fn run(args: Args) -> Result<()> {
         fit,
         fit_errors,
     };
-    let bar = build_bar(&config.inputs);
+    let sizes = input_sizes(&config.inputs);
+    let bar = build_bar(sizes.as_deref());
     let summary = build(&config, &mut |p| {
         let secs = p.elapsed.as_secs_f64().max(1e-3);
         let counts = format!(
@@ -183,8 +184,8 @@ pub fn run(args: Args) -> Result<()> {
             }
             None => {
                 bar.set_message(format!("{counts}; reading {}", p.input));
-                if let Some(len) = bar.length() {
-                    let done = input_offset(&config.inputs, p.input);
+                if let (Some(len), Some(sizes)) = (bar.length(), &sizes) {
+                    let done = input_offset(&config.inputs, sizes, p.input);
                     bar.set_position((done + p.bytes_read).min(len));
                 }
             }
@@ -224,15 +225,23 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// The build's progress: a bar over the inputs' bytes when their sizes are known (files), a
-/// spinner otherwise (standard input).
-fn build_bar(inputs: &[String]) -> indicatif::ProgressBar {
-    let sizes: Option<Vec<u64>> = inputs
+/// Each input's size in bytes, when every input is a file whose size is known (not stdin).
+fn input_sizes(inputs: &[String]) -> Option<Vec<u64>> {
+    inputs
         .iter()
-        .map(|name| std::fs::metadata(name).ok().map(|m| m.len()))
-        .collect();
+        .map(|name| {
+            (name != "-")
+                .then(|| std::fs::metadata(name).ok().map(|m| m.len()))
+                .flatten()
+        })
+        .collect()
+}
+
+/// The build's progress: a bar over the inputs' bytes when their sizes are known, a spinner
+/// otherwise.
+fn build_bar(sizes: Option<&[u64]>) -> indicatif::ProgressBar {
     match sizes {
-        Some(sizes) if inputs.iter().all(|n| n != "-") => {
+        Some(sizes) => {
             let bar = progress::bar(sizes.iter().sum(), "");
             bar.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -243,16 +252,16 @@ fn build_bar(inputs: &[String]) -> indicatif::ProgressBar {
             bar.enable_steady_tick(std::time::Duration::from_millis(250));
             bar
         }
-        _ => progress::spinner(),
+        None => progress::spinner(),
     }
 }
 
-/// The bytes of the inputs before `current` (the first input of that name).
-fn input_offset(inputs: &[String], current: &str) -> u64 {
+/// The bytes of the inputs (of sizes `sizes`) before `current` (the first input of that name).
+fn input_offset(inputs: &[String], sizes: &[u64], current: &str) -> u64 {
     inputs
         .iter()
-        .take_while(|name| *name != current)
-        .filter_map(|name| std::fs::metadata(name).ok())
-        .map(|m| m.len())
+        .zip(sizes)
+        .take_while(|(name, _)| *name != current)
+        .map(|(_, size)| size)
         .sum()
 }

@@ -143,8 +143,22 @@ struct Sample {
 /// Fits the policy of the cases `metas` (case `i` on board `boards[board_of[i]]`), on at most
 /// about `positions` of them (every n-th).
 pub fn fit(boards: &[Planes], board_of: &[u32], metas: &[CaseMeta], positions: usize) -> Policy {
-    use rayon::prelude::*;
     let stride = metas.len().div_ceil(positions.max(1)).max(1);
+    let (keys, samples) = samples(boards, board_of, metas, stride);
+    let weights = sgd(&samples, keys.len());
+    quantise(keys, &weights)
+}
+
+/// Every `stride`-th case as a sample of the fit (a position with one legal move, or whose
+/// move is not legal there, is left out), and the keys of the moves they hold, sorted: a
+/// sample's moves are indices into them.
+fn samples(
+    boards: &[Planes],
+    board_of: &[u32],
+    metas: &[CaseMeta],
+    stride: usize,
+) -> (Vec<u32>, Vec<Sample>) {
+    use rayon::prelude::*;
     let sampled: Vec<(Vec<u16>, Vec<u32>, u16)> = (0..metas.len())
         .into_par_iter()
         .step_by(stride)
@@ -167,7 +181,7 @@ pub fn fit(boards: &[Planes], board_of: &[u32], metas: &[CaseMeta], positions: u
     let mut keys: Vec<u32> = sampled.iter().flat_map(|s| s.1.iter().copied()).collect();
     keys.par_sort_unstable();
     keys.dedup();
-    let samples: Vec<Sample> = sampled
+    let samples = sampled
         .into_iter()
         .map(|(inputs, moves, played)| Sample {
             inputs,
@@ -178,8 +192,7 @@ pub fn fit(boards: &[Planes], board_of: &[u32], metas: &[CaseMeta], positions: u
             played,
         })
         .collect();
-    let weights = sgd(&samples, keys.len());
-    quantise(keys, &weights)
+    (keys, samples)
 }
 
 /// AdaGrad over the samples in a seeded order, one sample at a time.
@@ -332,39 +345,8 @@ mod tests {
     fn the_fit_gives_the_weights_of_the_fit_one_weight_at_a_time() {
         let cb = crate::casebase::CaseBase::embedded().expect("embedded");
         let cases = 3_000;
-        let mut samples = Vec::new();
-        let mut keys = Vec::new();
-        for i in 0..cases {
-            let meta = &cb.metas()[i];
-            let Some(pos) = case_position(&cb.case_board(i), meta) else {
-                continue;
-            };
-            let legal = pos.legal_moves();
-            let Some(played) = legal
-                .iter()
-                .position(|m| CaseMove::from_move(*m, Color::White) == Some(meta.mv))
-            else {
-                continue;
-            };
-            let mut input = Vec::new();
-            inputs(&pos, meta.last, &mut input);
-            let moves: Vec<u32> = legal.iter().map(move_key).collect();
-            keys.extend(moves.iter().copied());
-            samples.push((input, moves, played as u16));
-        }
-        keys.sort_unstable();
-        keys.dedup();
-        let samples: Vec<Sample> = samples
-            .into_iter()
-            .map(|(inputs, moves, played)| Sample {
-                inputs,
-                moves: moves
-                    .iter()
-                    .map(|k| keys.binary_search(k).expect("key") as u32)
-                    .collect(),
-                played,
-            })
-            .collect();
+        let board_of: Vec<u32> = (0..cases).map(|i| cb.board_of(i) as u32).collect();
+        let (keys, samples) = samples(cb.boards(), &board_of, &cb.metas()[..cases], 1);
         assert!(samples.len() > 2_500);
         let got = sgd(&samples, keys.len());
         let want = reference_sgd(&samples, keys.len());
