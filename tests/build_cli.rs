@@ -462,3 +462,107 @@ fn the_fits_sample_is_recorded_and_the_phases_are_timed() {
     assert!(err.contains("--fit-positions must be at least 1"), "{err}");
     assert!(!out.exists());
 }
+
+/// Builds the rapid fixture into `dir/name` with `extra` options and a fit sample of 5,000.
+fn rapid_into(dir: &std::path::Path, name: &str, extra: &[&str]) -> std::process::Output {
+    let input = fixture("lichess-rapid-sample.pgn.zst");
+    let out = dir.join(name);
+    let mut args = vec![
+        "build",
+        input.to_str().expect("path"),
+        "-o",
+        out.to_str().expect("path"),
+        "--json",
+        "--fit-positions",
+        "5000",
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+/// The names of the files in `dir`, sorted.
+fn files_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_build_over_its_memory_spills_to_disk_and_writes_the_same_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let phases = |o: &std::process::Output| -> Vec<String> {
+        assert!(o.status.success(), "{}", stderr(o));
+        let summary: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        summary["phases"]
+            .as_array()
+            .expect("phases")
+            .iter()
+            .map(|p| p["name"].as_str().expect("name").to_string())
+            .collect()
+    };
+    let in_memory = phases(&rapid_into(dir.path(), "memory.cb", &[]));
+    assert!(!in_memory.contains(&"split".to_string()), "{in_memory:?}");
+    // 74,558 cases in 8 MB: about 3 partitions a side.
+    let spilled = phases(&rapid_into(dir.path(), "disk.cb", &["--memory", "8M"]));
+    let want = [
+        "read",
+        "split",
+        "sort, patterns and index",
+        "merge",
+        "pattern strengths",
+        "policy",
+        "write",
+    ];
+    assert_eq!(spilled, want);
+    let a = std::fs::read(dir.path().join("memory.cb")).expect("memory.cb");
+    let b = std::fs::read(dir.path().join("disk.cb")).expect("disk.cb");
+    assert!(a == b, "the spilled build wrote another file");
+    assert_eq!(files_in(dir.path()), ["disk.cb", "memory.cb"]);
+    // A budget below the fits' sample, or no size at all: one line, nothing written.
+    for (memory, says) in [
+        ("1M", "too small for the fits' sample of 5000 positions"),
+        ("0", "a size must be above zero"),
+        ("4X", "a size is a number with K, M, G or T"),
+    ] {
+        let o = rapid_into(dir.path(), "small.cb", &["--memory", memory]);
+        assert!(!o.status.success(), "--memory {memory} succeeded");
+        let err = stderr(&o);
+        // The first line says it (clap adds a pointer to --help below its own).
+        let first = err.lines().next().unwrap_or_default();
+        assert!(first.contains(says) && first.contains("--memory"), "{err}");
+    }
+    assert_eq!(files_in(dir.path()), ["disk.cb", "memory.cb"]);
+}
+
+#[test]
+fn a_file_that_cannot_grow_while_spilling_is_one_error_and_no_output() {
+    // A file size limit of 1.6 MB lets the reading's spills (1.2 MB the largest) through and
+    // stops the merged boards (2.2 MB): the write fails as on a full disk.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = fixture("lichess-rapid-sample.pgn.zst");
+    let out = dir.path().join("o.cb");
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 3200; exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_precedent"))
+        .args(["build", input.to_str().expect("path"), "-o"])
+        .arg(&out)
+        .args(["--fit-positions", "5000", "--memory", "8M"])
+        .output()
+        .expect("runs");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("o.cb: cannot write") && err.contains("File too large"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "{:?}",
+        files_in(dir.path())
+    );
+}

@@ -87,6 +87,11 @@ pub struct Args {
     /// with the case base.
     #[arg(long, value_name = "N", default_value_t = FIT_POSITIONS)]
     fit_positions: u64,
+    /// Arrange the cases within about this much memory (e.g. 4G, 512M): more cases than it
+    /// holds are sorted in partitions spilled to disk beside the output (the same file,
+    /// written slower; the disk it needs is checked first).
+    #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = precedent::casebase::parse_memory)]
+    memory: u64,
     /// Stop at the first broken game (illegal move, bad FEN, variant) instead of skipping it.
     #[arg(long)]
     strict: bool,
@@ -162,6 +167,7 @@ pub fn run(args: Args) -> Result<()> {
         judge,
         fit,
         fit_errors,
+        memory: args.memory,
     };
     let sizes = input_sizes(&config.inputs);
     let bar = build_bar(sizes.as_deref());

@@ -38,6 +38,9 @@ pub struct BuildConfig {
     pub fit: Option<FitModel>,
     /// For a player file judged: fits their bot's errors to theirs.
     pub fit_errors: Option<FitErrors>,
+    /// The memory the cases are arranged in (bytes); more are sorted in partitions spilled to
+    /// disk ([`super::MEMORY`] when not told).
+    pub memory: u64,
 }
 
 /// What fits the generic move model to a player's moves (the player named by the names given,
@@ -514,7 +517,7 @@ pub fn build(
         Some(cap) => Some(band_sampler(config, &selection, cap)?),
         None => None,
     };
-    let mut writer = CaseBaseWriter::create(&config.out)?;
+    let mut writer = CaseBaseWriter::create(&config.out)?.with_memory(config.memory);
     if config.options.no_patterns {
         writer = writer.without_patterns();
     }

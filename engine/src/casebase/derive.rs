@@ -151,6 +151,9 @@ pub struct StrengthFit<'a> {
 /// Sweeps over all families.
 const SWEEPS: usize = 10;
 
+/// Runs of positions whose sums the fit adds in a fixed order (so that it is reproducible).
+const GROUPS: usize = 8;
+
 impl<'a> StrengthFit<'a> {
     /// A fit over the patterns of `table` (sorted), for a case base of `cases` cases, on at
     /// most about `positions` of them (every n-th).
@@ -278,48 +281,46 @@ impl<'a> StrengthFit<'a> {
                 }
                 // exp(−strength) of this family's patterns.
                 let inverse: Vec<f64> = lg[lo..hi].iter().map(|x| (-x).exp()).collect();
-                let mut slices = Vec::with_capacity(blocks.len());
+                // The positions in GROUPS runs of blocks, each summed in order and the runs'
+                // sums added in order: the same sums to the bit whatever the threads do.
+                let mut groups = Vec::with_capacity(GROUPS);
                 let mut rest = &mut prob[..];
-                for &(a, b) in &blocks {
+                for run in blocks.chunks(blocks.len().div_ceil(GROUPS).max(1)) {
+                    let (a, b) = (run[0].0, run[run.len() - 1].1);
                     let (head, tail) = rest.split_at_mut((starts[b] - starts[a]) as usize);
-                    slices.push(head);
+                    groups.push((head, run));
                     rest = tail;
                 }
                 let update = pending.take();
-                let denom = slices
+                let sums: Vec<Vec<f64>> = groups
                     .into_par_iter()
-                    .zip(blocks.par_iter())
-                    .fold(
-                        || vec![0.0f64; hi - lo],
-                        |mut acc, (slice, &(a, b))| {
-                            let base = starts[a] as usize;
-                            for j in a..b {
-                                let range = starts[j] as usize..starts[j + 1] as usize;
-                                let probs = &mut slice[range.start - base..range.end - base];
-                                let moves = &self.moves[range];
-                                if let Some((g, glo, factor)) = &update {
-                                    let mut total = 0.0;
-                                    for (p, m) in probs.iter_mut().zip(moves) {
-                                        *p *= factor[m[*g] as usize - glo];
-                                        total += *p;
-                                    }
-                                    probs.iter_mut().for_each(|p| *p /= total);
+                    .map(|(slice, run)| {
+                        let mut acc = vec![0.0f64; hi - lo];
+                        let base = starts[run[0].0] as usize;
+                        for j in run[0].0..run[run.len() - 1].1 {
+                            let range = starts[j] as usize..starts[j + 1] as usize;
+                            let probs = &mut slice[range.start - base..range.end - base];
+                            let moves = &self.moves[range];
+                            if let Some((g, glo, factor)) = &update {
+                                let mut total = 0.0;
+                                for (p, m) in probs.iter_mut().zip(moves) {
+                                    *p *= factor[m[*g] as usize - glo];
+                                    total += *p;
                                 }
-                                for (p, m) in probs.iter().zip(moves) {
-                                    let i = m[f] as usize - lo;
-                                    acc[i] += p * inverse[i];
-                                }
+                                probs.iter_mut().for_each(|p| *p /= total);
                             }
-                            acc
-                        },
-                    )
-                    .reduce(
-                        || vec![0.0f64; hi - lo],
-                        |mut a, b| {
-                            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                            a
-                        },
-                    );
+                            for (p, m) in probs.iter().zip(moves) {
+                                let i = m[f] as usize - lo;
+                                acc[i] += p * inverse[i];
+                            }
+                        }
+                        acc
+                    })
+                    .collect();
+                let mut denom = vec![0.0f64; hi - lo];
+                for sum in sums {
+                    denom.iter_mut().zip(sum).for_each(|(x, y)| *x += y);
+                }
                 let mut factor = vec![1.0f64; hi - lo];
                 for (k, d) in denom.into_iter().enumerate() {
                     let i = lo + k;

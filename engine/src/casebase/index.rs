@@ -62,17 +62,44 @@ pub(crate) fn directory_bits(entries: usize) -> u32 {
 /// The directory of sorted `entries` with `bits` bits: slot `p` starts at the first entry whose
 /// key's leading `bits` bits are `p` or more; one more slot at the end.
 pub(crate) fn build_directory(entries: &[IndexEntry], bits: u32) -> Vec<u32> {
-    let slots = 1usize << bits;
-    let mut dir = Vec::with_capacity(slots + 1);
-    let mut at = 0usize;
-    for p in 0..slots {
-        while at < entries.len() && slot_of(entries[at].key, bits) < p {
-            at += 1;
+    let mut dir = Directory::new(bits);
+    entries.iter().for_each(|e| dir.push(e.key));
+    dir.finish()
+}
+
+/// A directory built as the sorted keys go by (an index larger than the memory is merged from
+/// disk, one entry after another).
+pub(crate) struct Directory {
+    bits: u32,
+    seen: u32,
+    slots: Vec<u32>,
+}
+
+impl Directory {
+    pub(crate) fn new(bits: u32) -> Directory {
+        Directory {
+            bits,
+            seen: 0,
+            slots: Vec::with_capacity((1usize << bits) + 1),
         }
-        dir.push(at as u32);
     }
-    dir.push(entries.len() as u32);
-    dir
+
+    /// The next entry's key (keys come in ascending order).
+    pub(crate) fn push(&mut self, key: u64) {
+        let slot = slot_of(key, self.bits);
+        while self.slots.len() <= slot {
+            self.slots.push(self.seen);
+        }
+        self.seen += 1;
+    }
+
+    pub(crate) fn finish(mut self) -> Vec<u32> {
+        let slots = 1usize << self.bits;
+        while self.slots.len() <= slots {
+            self.slots.push(self.seen);
+        }
+        self.slots
+    }
 }
 
 /// The directory slot of `key`: its leading `bits` bits.

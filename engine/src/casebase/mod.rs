@@ -15,6 +15,7 @@ pub mod policy;
 pub mod profile;
 mod record;
 mod replay;
+mod spilled;
 pub(crate) mod summary;
 mod without;
 mod write;
@@ -46,7 +47,7 @@ pub(crate) use record::position_key;
 pub use record::{Bucket, CaseClock, CaseMeta, GameControl, GameRecord, NO_EP};
 pub use replay::Replayed;
 pub use without::Without;
-pub use write::{CaseBaseWriter, Phase};
+pub use write::{CaseBaseWriter, MEMORY, Phase, parse_memory};
 
 /// Why a case base could not be read or written.
 #[derive(Debug, thiserror::Error)]

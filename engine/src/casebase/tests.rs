@@ -567,6 +567,7 @@ fn built_with(dir: &Path, pgn: &str, options: BuildOptions) -> CaseBase {
         judge: None,
         fit: None,
         fit_errors: None,
+        memory: super::MEMORY,
     };
     build::build(&config, &mut |_| {}).expect("build");
     CaseBase::open(&out).expect("open")
@@ -634,4 +635,100 @@ fn a_game_replays_from_its_cases_and_each_case_stands_as_in_its_game() {
     }
     // No such game: nothing.
     assert_eq!(generic.replay(7), Replayed::default());
+}
+
+/// `games` games of random legal moves from the start (seeded), half of them with a clock on
+/// every move, as PGN.
+fn random_games(games: usize, plies: usize) -> String {
+    use shakmaty::Position;
+    use shakmaty::san::San;
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut pgn = String::new();
+    for g in 0..games {
+        let timed = g % 2 == 0;
+        pgn += &format!("[Event \"r{g}\"]\n[White \"w{g}\"]\n[Black \"b{g}\"]\n");
+        if timed {
+            pgn += "[TimeControl \"300+3\"]\n";
+        }
+        pgn += "\n";
+        let mut pos = Chess::default();
+        for ply in 0..plies {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // The first moves from a few choices, so that openings repeat across games.
+            let choices = if ply < 4 {
+                legal.len().min(3)
+            } else {
+                legal.len()
+            };
+            let m = legal[(state % choices as u64) as usize];
+            if ply % 2 == 0 {
+                pgn += &format!("{}. ", ply / 2 + 1);
+            }
+            pgn += &San::from_move(&pos, m).to_string();
+            if timed {
+                pgn += &format!(" {{ [%clk 0:04:{:02}] }}", 59 - ply % 60);
+            }
+            pgn += " ";
+            pos.play_unchecked(m);
+        }
+        pgn += "*\n\n";
+    }
+    pgn
+}
+
+#[test]
+fn a_build_larger_than_its_memory_writes_the_same_file_through_the_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("games.pgn");
+    std::fs::write(&input, random_games(60, 70)).expect("write pgn");
+    let built = |name: &str, memory: u64, no_patterns: bool| {
+        let out = dir.path().join(name);
+        let config = build::BuildConfig {
+            inputs: vec![input.display().to_string()],
+            out: out.clone(),
+            options: BuildOptions {
+                fit_positions: 20,
+                no_patterns,
+                ..BuildOptions::default()
+            },
+            strict: true,
+            judge: None,
+            fit: None,
+            fit_errors: None,
+            memory,
+        };
+        let summary = build::build(&config, &mut |_| {}).expect("build");
+        let names: Vec<&str> = summary.phases.iter().map(|p| p.name).collect();
+        (std::fs::read(&out).expect("built"), names)
+    };
+    for no_patterns in [false, true] {
+        let (in_memory, phases) = built("memory.cb", MEMORY, no_patterns);
+        assert!(!phases.contains(&"split"), "{phases:?}");
+        // 2,000 cases a side in 16 KB a partition: many partitions, every board in one.
+        let (on_disk, phases) = built("disk.cb", 32 << 10, no_patterns);
+        assert!(
+            phases.contains(&"split") && phases.contains(&"merge"),
+            "{phases:?}"
+        );
+        assert!(
+            in_memory == on_disk,
+            "the files differ (no patterns: {no_patterns})"
+        );
+    }
+    let cb = CaseBase::open(&dir.path().join("disk.cb")).expect("opens");
+    assert!(cb.timed_cases() > 1000 && cb.timed_cases() < cb.len() as u64);
+    assert!(cb.boards().len() < cb.len(), "no board repeats");
+    // Nothing is left beside the outputs.
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["disk.cb", "games.pgn", "memory.cb"]);
 }

@@ -15,32 +15,89 @@ use super::index::{IndexEntry, build_directory, directory_bits};
 use super::patterns::PatternCount;
 use super::policy::{self, Policy};
 use super::record::{Bucket, CaseClock, CaseMeta, GAME_STRINGS, GameControl, GameRecord};
+use super::spilled::{self, Spilled};
 use super::{BuildInfo, CaseBaseError};
 use crate::case::{Material, Planes};
 
 /// Spill file for one array of records.
-struct Spill {
+pub(crate) struct Spill {
     file: BufWriter<File>,
     len: u64,
 }
 
 impl Spill {
-    fn new(dir: &Path) -> io::Result<Spill> {
+    pub(crate) fn new(dir: &Path) -> io::Result<Spill> {
         Ok(Spill {
             file: BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?),
             len: 0,
         })
     }
 
-    fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.len += bytes.len() as u64;
         self.file.write_all(bytes)
     }
 
-    fn into_reader(self) -> io::Result<File> {
+    /// The spill's file, flushed and rewound, to be read.
+    pub(crate) fn into_reader(self) -> io::Result<File> {
         let mut file = self.file.into_inner().map_err(|e| e.into_error())?;
         file.rewind()?;
         Ok(file)
+    }
+
+    /// A second handle on the spill's file, flushed and rewound, to read it and still keep it.
+    pub(crate) fn reopen(&mut self) -> io::Result<File> {
+        self.file.flush()?;
+        let mut file = self.file.get_ref().try_clone()?;
+        file.rewind()?;
+        Ok(file)
+    }
+
+    /// Empties the spill, giving its disk back.
+    pub(crate) fn discard(&mut self) -> io::Result<()> {
+        self.file.flush()?;
+        self.file.get_ref().set_len(0)?;
+        self.file.rewind()?;
+        self.len = 0;
+        Ok(())
+    }
+
+    /// The whole spill, read back.
+    pub(crate) fn read_all<T: bytemuck::Pod>(mut self) -> io::Result<Vec<T>> {
+        read_all(&mut self)
+    }
+}
+
+/// One section of the file: in memory, or spilled to a temporary file.
+pub(crate) enum Part<T> {
+    Memory(Vec<T>),
+    Disk(Spill),
+}
+
+impl<T: bytemuck::Pod> Part<T> {
+    /// Its number of records.
+    pub(crate) fn len(&self) -> u64 {
+        match self {
+            Part::Memory(v) => v.len() as u64,
+            Part::Disk(s) => s.len / size_of::<T>() as u64,
+        }
+    }
+
+    pub(crate) fn push(&mut self, records: &[T]) -> io::Result<()> {
+        match self {
+            Part::Memory(v) => {
+                v.extend_from_slice(records);
+                Ok(())
+            }
+            Part::Disk(s) => s.push(bytemuck::cast_slice(records)),
+        }
+    }
+
+    fn put_into<W: Write>(self, sink: &mut Sink<W>) -> io::Result<()> {
+        match self {
+            Part::Memory(v) => sink.put(bytemuck::cast_slice(&v)),
+            Part::Disk(s) => sink.copy(s.into_reader()?),
+        }
     }
 }
 
@@ -83,12 +140,12 @@ impl<W: Write> Sink<W> {
 struct Sections {
     header: Header,
     info_json: Vec<u8>,
-    cases: Arranged,
+    cases: Merged,
     games: Spill,
     strings: Spill,
     patterns: Vec<PatternCount>,
     strengths: Vec<f32>,
-    index: Vec<IndexEntry>,
+    index: Part<IndexEntry>,
     directory: Vec<u32>,
     policy: Policy,
     controls: Spill,
@@ -102,16 +159,16 @@ impl Sections {
         let (cases, policy) = (&self.cases, &self.policy);
         let mut header = Header {
             version: FORMAT_VERSION,
-            cases: cases.metas.len() as u64,
+            cases: cases.metas.len(),
             white_cases: cases.white_cases as u64,
-            boards: cases.boards.len() as u64,
+            boards: cases.boards.len(),
             white_boards: cases.white_boards as u64,
             games,
             info_off: HEADER_LEN as u64,
             info_len: self.info_json.len() as u64,
             buckets: cases.buckets.len() as u64,
             patterns: self.patterns.len() as u64,
-            index_entries: self.index.len() as u64,
+            index_entries: self.index.len(),
             strings_len: self.strings.len,
             dir_bits: u64::from(dir_bits),
             ..Header::default()
@@ -164,11 +221,11 @@ impl Sections {
         sink.put(&header.encode())?;
         sink.put(&self.info_json)?;
         sink.pad_to(header.boards_off)?;
-        sink.put(bytemuck::cast_slice(&self.cases.boards))?;
+        self.cases.boards.put_into(&mut sink)?;
         sink.pad_to(header.occ_off)?;
-        sink.put(bytemuck::cast_slice(&self.cases.occ))?;
+        self.cases.occ.put_into(&mut sink)?;
         sink.pad_to(header.metas_off)?;
-        sink.put(bytemuck::cast_slice(&self.cases.metas))?;
+        self.cases.metas.put_into(&mut sink)?;
         sink.pad_to(header.buckets_off)?;
         sink.put(bytemuck::cast_slice(&self.cases.buckets))?;
         sink.pad_to(header.games_off)?;
@@ -178,7 +235,7 @@ impl Sections {
         sink.pad_to(header.patterns_off)?;
         sink.put(bytemuck::cast_slice(&self.patterns))?;
         sink.pad_to(header.index_off)?;
-        sink.put(bytemuck::cast_slice(&self.index))?;
+        self.index.put_into(&mut sink)?;
         sink.pad_to(header.dir_off)?;
         sink.put(bytemuck::cast_slice(&self.directory))?;
         sink.pad_to(header.strengths_off)?;
@@ -195,7 +252,7 @@ impl Sections {
         }
         if header.timed > 0 {
             sink.pad_to(header.clocks_off)?;
-            sink.put(bytemuck::cast_slice(&self.cases.clocks))?;
+            self.cases.clocks.put_into(&mut sink)?;
             sink.pad_to(header.controls_off)?;
             sink.copy(self.controls.into_reader()?)?;
         }
@@ -203,6 +260,32 @@ impl Sections {
         sink.inner.write_all(&digest.to_le_bytes())?;
         sink.inner.write_all(TRAILER_MAGIC)?;
         sink.inner.into_inner().map_err(|e| e.into_error())
+    }
+}
+
+/// The case sections of the file, each in memory or on disk: the boards, the occurrences, the
+/// records, the buckets, the clocks (empty when no case was timed).
+pub(crate) struct Merged {
+    pub boards: Part<Planes>,
+    pub white_boards: usize,
+    pub occ: Part<u32>,
+    pub metas: Part<CaseMeta>,
+    pub white_cases: usize,
+    pub buckets: Vec<Bucket>,
+    pub clocks: Part<CaseClock>,
+}
+
+impl From<Arranged> for Merged {
+    fn from(a: Arranged) -> Merged {
+        Merged {
+            boards: Part::Memory(a.boards),
+            white_boards: a.white_boards,
+            occ: Part::Memory(a.occ),
+            metas: Part::Memory(a.metas),
+            white_cases: a.white_cases,
+            buckets: a.buckets,
+            clocks: Part::Memory(a.clocks),
+        }
     }
 }
 
@@ -226,12 +309,14 @@ pub struct Arranged {
     pub board_of: Vec<u32>,
     /// Each case's clock, in the order of `metas` (empty when no case was timed).
     pub clocks: Vec<CaseClock>,
+    /// Each board's first case, by its place in its side's cases as they were added.
+    pub firsts: Vec<u32>,
 }
 
 /// The sort key of a material: its counts, four bits each (saturated), in index order. Two
 /// materials past the saturation may share a key; they then form separate buckets with equal
 /// keys, which is still correct.
-fn material_key(m: &Material) -> u64 {
+pub(crate) fn material_key(m: &Material) -> u64 {
     m.iter().fold(0u64, |k, &c| (k << 4) | u64::from(c.min(15)))
 }
 
@@ -253,6 +338,7 @@ pub(crate) fn arrange(sides: [Side; 2]) -> Arranged {
         buckets: Vec::new(),
         board_of: Vec::with_capacity(total),
         clocks: Vec::new(),
+        firsts: Vec::new(),
     };
     for (side, (boards, metas, clocks)) in sides.into_iter().enumerate() {
         let mut keys: Vec<(u64, [u64; 4], u32)> = boards
@@ -290,6 +376,7 @@ pub(crate) fn arrange(sides: [Side; 2]) -> Arranged {
             }
             out.occ.push(out.metas.len() as u32);
             out.boards.push(board);
+            out.firsts.push(first);
             for &(_, _, i) in &keys[start as usize..end as usize] {
                 out.board_of.push((out.boards.len() - 1) as u32);
                 out.metas.push(metas[i as usize]);
@@ -318,7 +405,13 @@ pub struct CaseBaseWriter {
     strings: Spill,
     game_count: u64,
     derive: Derive,
+    /// The budget of memory when the cases are arranged (bytes).
+    memory: u64,
 }
+
+/// The memory a build arranges its cases in when it is not told: above it, they are sorted in
+/// partitions spilled to disk.
+pub const MEMORY: u64 = 4 << 30;
 
 /// What a case base derives from its cases besides the position index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -330,6 +423,32 @@ enum Derive {
     Counts,
     /// Nothing but the index.
     Nothing,
+}
+
+/// A size in bytes: a number with K, M, G or T (powers of 1024), an optional B.
+pub fn parse_memory(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let t = t.strip_suffix(['B', 'b']).unwrap_or(t);
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, ' '),
+    };
+    let shift = match unit {
+        ' ' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        'T' => 40,
+        _ => return Err(format!("{text:?}: a size is a number with K, M, G or T")),
+    };
+    let n: f64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?}: a size is a number with K, M, G or T"))?;
+    if !n.is_finite() || n <= 0.0 {
+        return Err(format!("{text:?}: a size must be above zero"));
+    }
+    Ok((n * (1u64 << shift) as f64) as u64)
 }
 
 impl CaseBaseWriter {
@@ -363,6 +482,7 @@ impl CaseBaseWriter {
             strings: Spill::new(&dir).map_err(err)?,
             game_count: 0,
             derive: Derive::Everything,
+            memory: MEMORY,
         })
     }
 
@@ -467,6 +587,13 @@ impl CaseBaseWriter {
         self
     }
 
+    /// Arranges the cases within about `bytes` of memory: more cases than it holds are sorted
+    /// in partitions spilled beside the output and merged (the same file, written slower).
+    pub fn with_memory(mut self, bytes: u64) -> CaseBaseWriter {
+        self.memory = bytes;
+        self
+    }
+
     /// Derives the pattern counts but fits neither their strengths nor a policy: a player's
     /// file, which the player's layer reads for its counts and its index alone.
     pub fn counts_only(mut self) -> CaseBaseWriter {
@@ -499,20 +626,65 @@ impl CaseBaseWriter {
         if self.cases() > u64::from(u32::MAX) {
             return Err(err(io::Error::other("more than 4 294 967 295 cases")));
         }
-        clock.start("sort");
-        let sides = self.read_sides().map_err(err)?;
-        let cases = arrange(sides);
         let fit = usize::try_from(info.options.fit_positions).unwrap_or(usize::MAX);
-        let (patterns, strengths, index, policy) = derive_all(&cases, self.derive, fit, &mut clock);
+        let (cases, table, index, directory, bits, strengths, policy) = if self.fits_in_memory(fit)
+        {
+            clock.start("sort");
+            let cases = arrange(self.read_sides().map_err(err)?);
+            clock.start("patterns and index");
+            let patterns = self.derive != Derive::Nothing;
+            let (counter, pairs) =
+                derive::derive(&cases.boards, &cases.board_of, &cases.metas, patterns);
+            let (table, index) = derive::finish(counter, pairs);
+            let (strengths, policy) = fit_all(
+                &table,
+                self.derive,
+                (&cases.boards, &cases.board_of, &cases.metas),
+                fit,
+                &mut clock,
+            );
+            let bits = directory_bits(index.len());
+            let directory = build_directory(&index, bits);
+            let index = Part::Memory(index);
+            (
+                Merged::from(cases),
+                table,
+                index,
+                directory,
+                bits,
+                strengths,
+                policy,
+            )
+        } else {
+            let spilled = self.spill(fit, &mut clock).map_err(err)?;
+            let table = spilled.counter.finish();
+            let (boards, metas) = spilled.sample;
+            let board_of: Vec<u32> = (0..boards.len() as u32).collect();
+            let (strengths, policy) = fit_all(
+                &table,
+                self.derive,
+                (&boards, &board_of, &metas),
+                metas.len(),
+                &mut clock,
+            );
+            let (index, directory, bits) = (spilled.index, spilled.directory, spilled.dir_bits);
+            (
+                spilled.cases,
+                table,
+                index,
+                directory,
+                bits,
+                strengths,
+                policy,
+            )
+        };
         // Pruned after the strength fit, which needs every pattern of every legal move.
         let min = info.options.min_pattern_count;
-        let (patterns, strengths): (Vec<PatternCount>, Vec<f32>) = patterns
+        let (patterns, strengths): (Vec<PatternCount>, Vec<f32>) = table
             .into_iter()
             .zip(strengths)
             .filter(|(p, _)| p.available >= min)
             .unzip();
-        let bits = directory_bits(index.len());
-        let directory = build_directory(&index, bits);
         let info_json = serde_json::to_vec(info).map_err(|e| err(io::Error::other(e)))?;
         let mut sections = Sections {
             header: Header::default(),
@@ -533,6 +705,60 @@ impl CaseBaseWriter {
         Ok(clock.stop())
     }
 
+    /// Whether the cases can be arranged in memory within the budget, beside the fits' sample
+    /// of about `fit` positions.
+    fn fits_in_memory(&self, fit: usize) -> bool {
+        let cases = self.cases();
+        cases.saturating_mul(spilled::MEMORY_BYTES_A_CASE) + self.fits_bytes(fit) <= self.memory
+    }
+
+    /// What the fits' sample of about `fit` positions holds in memory.
+    fn fits_bytes(&self, fit: usize) -> u64 {
+        if self.derive != Derive::Everything {
+            return 0;
+        }
+        self.cases()
+            .min(fit as u64)
+            .saturating_mul(spilled::FIT_BYTES_A_POSITION)
+    }
+
+    /// Arranges the cases in partitions spilled beside the output, after checking that the
+    /// fits' sample fits the budget and that the disk has room.
+    fn spill(&mut self, fit: usize, clock: &mut PhaseClock<'_>) -> io::Result<Spilled> {
+        let fits = self.fits_bytes(fit);
+        if fits > self.memory {
+            return Err(io::Error::other(format!(
+                "--memory {} is too small for the fits' sample of {} positions (about {}): give \
+                 --memory more, or --fit-positions fewer",
+                spilled::size(self.memory),
+                self.cases().min(fit as u64),
+                spilled::size(fits)
+            )));
+        }
+        let dir = out_dir(&self.out);
+        spilled::check_disk(&dir, self.cases() * spilled::DISK_BYTES_A_CASE)?;
+        let stride =
+            usize::try_from(self.cases().div_ceil(fit.max(1) as u64).max(1)).unwrap_or(usize::MAX);
+        clock.start("split");
+        let mut sides: [Vec<Spill>; 2] = Default::default();
+        for (side, parts) in sides.iter_mut().enumerate() {
+            let cases = self.boards[side].len / size_of::<Planes>() as u64;
+            *parts = spilled::split(
+                &dir,
+                self.boards[side].reopen()?,
+                self.metas[side].reopen()?,
+                self.clocks[side].reopen()?,
+                spilled::partitions(cases, self.memory / 2),
+            )?;
+            // The side's cases are in its partitions now: their first spills give the disk back.
+            for spill in [&mut self.boards, &mut self.metas, &mut self.clocks] {
+                spill[side].discard()?;
+            }
+        }
+        let patterns = self.derive != Derive::Nothing;
+        spilled::arrange_spilled(&dir, sides, patterns, self.timed > 0, stride, clock)
+    }
+
     /// Reads back the spilled cases of each side (White's first): boards, records, and the
     /// clocks when any case was timed.
     fn read_sides(&mut self) -> io::Result<[Side; 2]> {
@@ -548,34 +774,26 @@ impl CaseBaseWriter {
     }
 }
 
-/// The pattern counts, their strengths, the position index and the policy of the arranged
-/// cases, as far as `derive` asks (strengths of 0 and no policy when not fitted).
-fn derive_all(
-    cases: &Arranged,
+/// The strengths of the patterns of `table` and the policy, fitted on about `positions` of the
+/// cases (every n-th; case `i` has the record `metas[i]` and the board `boards[board_of[i]]`),
+/// as far as `derive` asks (strengths of 0 and no policy when not fitted).
+fn fit_all(
+    table: &[PatternCount],
     derive: Derive,
-    fit_positions: usize,
+    (boards, board_of, metas): (&[Planes], &[u32], &[CaseMeta]),
+    positions: usize,
     clock: &mut PhaseClock<'_>,
-) -> (Vec<PatternCount>, Vec<f32>, Vec<IndexEntry>, Policy) {
-    clock.start("patterns and index");
-    let patterns = derive != Derive::Nothing;
-    let (counter, pairs) = derive::derive(&cases.boards, &cases.board_of, &cases.metas, patterns);
-    let (table, index) = derive::finish(counter, pairs);
-    match derive {
-        Derive::Nothing => return (table, Vec::new(), index, Policy::default()),
-        Derive::Counts => {
-            let strengths = vec![0.0; table.len()];
-            return (table, strengths, index, Policy::default());
-        }
-        Derive::Everything => {}
+) -> (Vec<f32>, Policy) {
+    if derive != Derive::Everything {
+        return (vec![0.0; table.len()], Policy::default());
     }
-    // The strengths need every case again, with the finished counts.
     clock.start("pattern strengths");
-    let mut fitter = derive::StrengthFit::new(&table, cases.metas.len(), fit_positions);
-    fitter.add(&cases.boards, &cases.board_of, &cases.metas);
+    let mut fitter = derive::StrengthFit::new(table, metas.len(), positions);
+    fitter.add(boards, board_of, metas);
     let strengths = fitter.fit();
     clock.start("policy");
-    let policy = policy::fit(&cases.boards, &cases.board_of, &cases.metas, fit_positions);
-    (table, strengths, index, policy)
+    let policy = policy::fit(boards, board_of, metas, positions);
+    (strengths, policy)
 }
 
 /// How long one phase of a build took.

@@ -19,6 +19,7 @@ fn fixture_cb(dir: &Path) -> CaseBase {
         judge: None,
         fit: None,
         fit_errors: None,
+        memory: crate::casebase::MEMORY,
     };
     build(&config, &mut |_| {}).expect("fixture builds");
     CaseBase::open(&out).expect("fixture case base opens")

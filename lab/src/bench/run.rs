@@ -73,6 +73,10 @@ pub struct BenchArgs {
     /// default sample), as `build` does: the whole build's time and memory at that size.
     #[arg(long, requires = "scale")]
     pub patterns: bool,
+    /// `--scale` arranges the cases within about this much memory (as `build --memory`):
+    /// more are sorted in partitions spilled to disk beside `--out`.
+    #[arg(long, value_name = "SIZE", requires = "scale", default_value = "4G", value_parser = precedent::casebase::parse_memory)]
+    pub memory: u64,
     /// Queries of the bounded comparison.
     #[arg(long, default_value_t = 1000)]
     pub query_count: usize,
@@ -128,8 +132,19 @@ pub fn measure(args: &BenchArgs, threads: usize) -> Result<BenchOutcome, EvalErr
     if let (Some(n), Some(pool), Some(out)) = (args.scale, &args.pool, &args.out) {
         let pool = CaseBase::open(pool)?;
         let positions = bounded_queries(&pool, &args.queries, args.query_count)?;
-        let report = super::scale::run(&pool, n, out, args.patterns, &positions, args.k, threads)
-            .map_err(|e| EvalError::Other(e.to_string()))?;
+        let report = super::scale::run(
+            &pool,
+            n,
+            out,
+            super::scale::Scaling {
+                patterns: args.patterns,
+                memory: args.memory,
+            },
+            &positions,
+            args.k,
+            threads,
+        )
+        .map_err(|e| EvalError::Other(e.to_string()))?;
         return Ok(BenchOutcome::Scale { report, threads });
     }
     let cb = match &args.casebase {

@@ -103,17 +103,25 @@ pub struct ScaleBuild {
     pub phases: Vec<Phase>,
 }
 
-/// Writes `cases` cases made from the pool's cases and their variants to `out`, with the move
-/// patterns and their fits when `patterns`, else without.
+/// How the scaled case base is written.
+#[derive(Clone, Copy, Debug)]
+pub struct Scaling {
+    /// With the move patterns and their fits (else without).
+    pub patterns: bool,
+    /// The memory its cases are arranged in (bytes; more are spilled to disk).
+    pub memory: u64,
+}
+
+/// Writes `cases` cases made from the pool's cases and their variants to `out`.
 pub fn build_scaled(
     pool: &CaseBase,
     cases: u64,
     out: &Path,
-    patterns: bool,
+    how: Scaling,
 ) -> Result<ScaleBuild, CaseBaseError> {
     let started = Instant::now();
-    let mut writer = CaseBaseWriter::create(out)?;
-    if !patterns {
+    let mut writer = CaseBaseWriter::create(out)?.with_memory(how.memory);
+    if !how.patterns {
         writer = writer.without_patterns();
     }
     for g in 0..pool.game_count() as u32 {
@@ -217,12 +225,12 @@ pub fn run(
     pool: &CaseBase,
     cases: u64,
     out: &Path,
-    patterns: bool,
+    how: Scaling,
     queries: &[(Planes, Color)],
     k: usize,
     threads: usize,
 ) -> Result<ScaleReport, CaseBaseError> {
-    let build = build_scaled(pool, cases, out, patterns)?;
+    let build = build_scaled(pool, cases, out, how)?;
     let started = Instant::now();
     let cb = CaseBase::open(out)?;
     let load_seconds = started.elapsed().as_secs_f64();

@@ -183,6 +183,7 @@ fn build_groups(
                 judge: None,
                 fit: None,
                 fit_errors: None,
+                memory: precedent::casebase::MEMORY,
             },
             &mut |_| {},
         )

@@ -555,6 +555,7 @@ fn build_file(
         judge: hooks.judge.clone(),
         fit: hooks.fit.clone(),
         fit_errors: hooks.errors.clone(),
+        memory: precedent::casebase::MEMORY,
     };
     let summary = build(&config, &mut |_| {}).map_err(|e| EvalError::Other(e.to_string()))?;
     Ok((summary.games_used, summary.seconds))
