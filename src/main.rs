@@ -66,6 +66,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
     if let Err(err) = precedent::retrieve::kernel_from_environment() {
         eprintln!("precedent: error: {err}");
@@ -117,6 +118,18 @@ fn one_line(err: &anyhow::Error) -> String {
         line.push_str(&text);
     }
     line
+}
+
+/// A reader that stops reading (`precedent info big.cb | head`) ends the program quietly, as it
+/// ends any Unix tool, rather than making its next line of output a panic: Rust ignores
+/// SIGPIPE by default, which turns the closed pipe into an error every `println!` panics on.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the signal's default action before any thread is started; no handler
+    // runs Rust code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 #[cfg(test)]

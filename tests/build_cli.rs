@@ -566,3 +566,20 @@ fn a_file_that_cannot_grow_while_spilling_is_one_error_and_no_output() {
         files_in(dir.path())
     );
 }
+
+#[test]
+fn info_into_a_pipe_nobody_reads_ends_quietly() {
+    // `precedent info x.cb | head -1`, with the reader gone before the first line.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_precedent"))
+        .arg("info")
+        .arg(fixture("v3-small.cb"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    drop(child.stdout.take());
+    let o = child.wait_with_output().expect("waits");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.is_empty(), "{err}");
+}

@@ -125,6 +125,119 @@ pub fn finish(
     (counter.finish(), build_index(pairs))
 }
 
+/// The strengths of the patterns of `table` (sorted), fitted on about `positions` of the cases
+/// (every n-th; case `i` has the record `metas[i]` and the board `boards[board_of[i]]`). The
+/// fit runs over the patterns the sampled positions hold: any other pattern is in no sampled
+/// move, and the fit would leave it at 0 (no win, no contest, the prior alone), which it keeps.
+/// So the fit's memory grows with its sample, not with the table, and the strengths are those
+/// of the fit over the whole table to the bit.
+pub fn fit_strengths(
+    table: &[PatternCount],
+    boards: &[Planes],
+    board_of: &[u32],
+    metas: &[CaseMeta],
+    positions: usize,
+) -> Vec<f32> {
+    let keys = sampled_keys(boards, board_of, metas, positions);
+    let (held, at) = held_by(table.iter().copied(), &keys);
+    drop(keys);
+    let mut strengths = vec![0.0f32; table.len()];
+    for (i, s) in at
+        .into_iter()
+        .zip(fit_held(&held, boards, board_of, metas, positions))
+    {
+        strengths[i as usize] = s;
+    }
+    strengths
+}
+
+/// The entries of a sorted `table` whose keys are among the sorted `keys`, and their places in
+/// the table.
+pub(crate) fn held_by(
+    table: impl Iterator<Item = PatternCount>,
+    keys: &[u64],
+) -> (Vec<PatternCount>, Vec<u64>) {
+    let mut held = Vec::with_capacity(keys.len());
+    let mut at = Vec::with_capacity(keys.len());
+    let mut k = keys.iter().peekable();
+    for (i, e) in table.enumerate() {
+        while k.next_if(|&&key| key < e.key).is_some() {}
+        if k.next_if_eq(&&e.key).is_some() {
+            held.push(e);
+            at.push(i as u64);
+        }
+    }
+    (held, at)
+}
+
+/// The strengths of the patterns `held` (sorted, every pattern of the sampled positions),
+/// fitted on about `positions` of the cases.
+pub(crate) fn fit_held(
+    held: &[PatternCount],
+    boards: &[Planes],
+    board_of: &[u32],
+    metas: &[CaseMeta],
+    positions: usize,
+) -> Vec<f32> {
+    let mut fitter = StrengthFit::new(held, metas.len(), positions);
+    fitter.add(boards, board_of, metas);
+    fitter.fit()
+}
+
+/// The patterns of every legal move of the cases the fit samples (about `positions`, every
+/// n-th, as [`StrengthFit`] takes them), sorted, each once.
+pub(crate) fn sampled_keys(
+    boards: &[Planes],
+    board_of: &[u32],
+    metas: &[CaseMeta],
+    positions: usize,
+) -> Vec<u64> {
+    let stride = metas.len().div_ceil(positions.max(1)).max(1);
+    let sampled: Vec<usize> = (0..metas.len()).step_by(stride).collect();
+    sampled
+        .par_chunks(TASK)
+        .map(|cases| {
+            let mut keys = Vec::new();
+            let mut buffer = Vec::new();
+            for &i in cases {
+                let meta = &metas[i];
+                let Some(pos) = case_position(&boards[board_of[i] as usize], meta) else {
+                    continue;
+                };
+                let ctx = MoveContext {
+                    ply: u32::from(meta.ply),
+                    last: meta.last,
+                };
+                buffer.clear();
+                move_patterns(&pos, ctx, &mut buffer);
+                keys.extend(buffer.iter().flat_map(|(_, k)| k.iter().copied()));
+            }
+            keys.sort_unstable();
+            keys.dedup();
+            keys
+        })
+        .reduce(Vec::new, |a, b| {
+            let mut out = Vec::with_capacity(a.len() + b.len());
+            let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+            loop {
+                let next = match (a.peek(), b.peek()) {
+                    (Some(x), Some(y)) if x < y => a.next(),
+                    (Some(x), Some(y)) if x > y => b.next(),
+                    (Some(_), Some(_)) => {
+                        b.next();
+                        a.next()
+                    }
+                    (Some(_), None) => a.next(),
+                    (None, _) => b.next(),
+                };
+                match next {
+                    Some(key) => out.push(key),
+                    None => return out,
+                }
+            }
+        })
+}
+
 /// The Bradley–Terry fit of pattern strengths ("Elo ratings of move patterns", Coulom 2007):
 /// every legal move of a case's position is a team of its patterns, one per family, whose
 /// strength is the product of theirs; the move played won against the others. The strengths
@@ -411,6 +524,30 @@ mod tests {
         // A sample of a third: every third case.
         let third = sample(cases / 3);
         assert!((third.played.len() as i64 - sampled as i64 / 3).abs() < 50);
+    }
+
+    #[test]
+    fn the_fit_over_the_samples_patterns_gives_the_whole_tables_strengths_to_the_bit() {
+        let cb = crate::casebase::CaseBase::embedded().expect("embedded");
+        let cases = 9_000;
+        let board_of: Vec<u32> = (0..cases).map(|i| cb.board_of(i) as u32).collect();
+        let metas = &cb.metas()[..cases];
+        let (counter, pairs) = derive(cb.boards(), &board_of, metas, true);
+        let (table, _) = finish(counter, pairs);
+        // A sample of a quarter leaves many of the table's patterns out of the fit.
+        let positions = cases / 4;
+        let mut whole = StrengthFit::new(&table, cases, positions);
+        whole.add(cb.boards(), &board_of, metas);
+        let want = whole.fit();
+        let got = fit_strengths(&table, cb.boards(), &board_of, metas, positions);
+        assert_eq!(got.len(), table.len());
+        let differ = got
+            .iter()
+            .zip(&want)
+            .filter(|(g, w)| g.to_bits() != w.to_bits());
+        assert_eq!(differ.count(), 0);
+        let left_out = got.iter().filter(|g| **g == 0.0).count();
+        assert!(left_out > table.len() / 10, "{left_out} of {}", table.len());
     }
 
     #[test]

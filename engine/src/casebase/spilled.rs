@@ -17,8 +17,9 @@ use bytemuck::{Pod, Zeroable};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::derive;
+use super::derive::{fit_held, held_by, sampled_keys};
 use super::index::{Directory, IndexEntry, build_index, directory_bits};
-use super::patterns::PatternCounter;
+use super::patterns::PatternCount;
 use super::record::{Bucket, CaseClock, CaseMeta};
 use super::write::{Merged, Part, PhaseClock, Side, Spill, arrange, material_key};
 use crate::case::{Material, Planes};
@@ -72,7 +73,8 @@ struct CaseRecord {
 /// What the spilled arrangement gives the rest of the build.
 pub(crate) struct Spilled {
     pub cases: Merged,
-    pub counter: PatternCounter,
+    /// The pattern counts, sorted by key (on disk).
+    pub counts: Spill,
     pub index: Part<IndexEntry>,
     pub directory: Vec<u32>,
     pub dir_bits: u32,
@@ -150,7 +152,7 @@ pub(crate) fn split(
 /// (a stream in the file's order), its pattern counts, its index entries.
 struct Arranged {
     stream: Spill,
-    counter: PatternCounter,
+    counts: Spill,
     index: Spill,
 }
 
@@ -172,6 +174,8 @@ fn arrange_part(dir: &Path, part: Spill, patterns: bool) -> io::Result<Arranged>
     );
     let mut index = Spill::new(dir)?;
     index.push(bytemuck::cast_slice(&build_index(pairs)))?;
+    let mut counts = Spill::new(dir)?;
+    counts.push(bytemuck::cast_slice(&counter.finish()))?;
     let mut stream = Spill::new(dir)?;
     for (b, board) in arranged.boards.iter().enumerate() {
         let (lo, hi) = (arranged.occ[b] as usize, arranged.occ[b + 1] as usize);
@@ -192,7 +196,7 @@ fn arrange_part(dir: &Path, part: Spill, patterns: bool) -> io::Result<Arranged>
     }
     Ok(Arranged {
         stream,
-        counter,
+        counts,
         index,
     })
 }
@@ -209,13 +213,13 @@ pub(crate) fn arrange_spilled(
     clock: &mut PhaseClock<'_>,
 ) -> io::Result<Spilled> {
     clock.start("sort, patterns and index");
-    let mut counter = PatternCounter::new();
+    let mut counts = Vec::new();
     let mut runs = Vec::new();
     let mut streams: [Vec<Spill>; 2] = Default::default();
     for (side, parts) in sides.into_iter().enumerate() {
         for part in parts {
             let arranged = arrange_part(dir, part, patterns)?;
-            counter.absorb(arranged.counter);
+            counts.push(arranged.counts);
             runs.push(arranged.index);
             streams[side].push(arranged.stream);
         }
@@ -247,7 +251,7 @@ pub(crate) fn arrange_spilled(
     let (index, directory, dir_bits) = merge_index(dir, runs)?;
     Ok(Spilled {
         cases: merged,
-        counter,
+        counts: merge_counts(dir, counts)?,
         index,
         directory,
         dir_bits,
@@ -376,6 +380,125 @@ fn merge_index(dir: &Path, runs: Vec<Spill>) -> io::Result<(Part<IndexEntry>, Ve
         directory.push(e.key);
     }
     Ok((Part::Disk(merged), directory.finish(), bits))
+}
+
+/// Merges the partitions' sorted pattern counts into one sorted table, adding the counts of a
+/// pattern met in several.
+fn merge_counts(dir: &Path, runs: Vec<Spill>) -> io::Result<Spill> {
+    let mut readers = runs
+        .into_iter()
+        .map(|s| {
+            s.into_reader()
+                .map(|f| BufReader::with_capacity(1 << 20, f))
+        })
+        .collect::<io::Result<Vec<_>>>()?;
+    let mut heap = BinaryHeap::new();
+    for (p, r) in readers.iter_mut().enumerate() {
+        if let Some(e) = read_one::<PatternCount>(r)? {
+            heap.push(Reverse((e.key, p, e.played, e.available)));
+        }
+    }
+    let mut merged = Spill::new(dir)?;
+    let mut pending: Option<PatternCount> = None;
+    while let Some(Reverse((key, p, played, available))) = heap.pop() {
+        match &mut pending {
+            Some(e) if e.key == key => {
+                e.played = e.played.saturating_add(played);
+                e.available = e.available.saturating_add(available);
+            }
+            _ => {
+                if let Some(e) = pending.replace(PatternCount {
+                    key,
+                    played,
+                    available,
+                }) {
+                    merged.push(bytemuck::bytes_of(&e))?;
+                }
+            }
+        }
+        if let Some(e) = read_one::<PatternCount>(&mut readers[p])? {
+            heap.push(Reverse((e.key, p, e.played, e.available)));
+        }
+    }
+    if let Some(e) = pending {
+        merged.push(bytemuck::bytes_of(&e))?;
+    }
+    Ok(merged)
+}
+
+/// The pattern counts on disk with their strengths, as the file stores them: the strengths
+/// fitted on the sample (when `fit`) over the patterns it holds, 0 for the others; the
+/// patterns legal in fewer than `min` positions left out (after the fit, which needs them all).
+pub(crate) fn strengths_spilled(
+    dir: &Path,
+    mut counts: Spill,
+    (boards, metas): (&[Planes], &[CaseMeta]),
+    fit: bool,
+    min: u32,
+) -> io::Result<(Part<PatternCount>, Part<f32>)> {
+    let (at, fitted) = if fit {
+        let board_of: Vec<u32> = (0..boards.len() as u32).collect();
+        let keys = sampled_keys(boards, &board_of, metas, metas.len());
+        let mut error = None;
+        let (held, at) = held_by(Each::new(counts.reopen()?, &mut error), &keys);
+        if let Some(e) = error {
+            return Err(e);
+        }
+        drop(keys);
+        let fitted = fit_held(&held, boards, &board_of, metas, metas.len());
+        (at, fitted)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let mut patterns = Part::Disk(Spill::new(dir)?);
+    let mut strengths = Part::Disk(Spill::new(dir)?);
+    let mut next = at.iter().zip(&fitted).peekable();
+    let mut error = None;
+    for (i, e) in Each::<PatternCount>::new(counts.into_reader()?, &mut error).enumerate() {
+        let strength = match next.next_if(|(a, _)| **a == i as u64) {
+            Some((_, s)) => *s,
+            None => 0.0,
+        };
+        if e.available >= min {
+            patterns.push(&[e])?;
+            strengths.push(&[strength])?;
+        }
+    }
+    match error {
+        Some(e) => Err(e),
+        None => Ok((patterns, strengths)),
+    }
+}
+
+/// The records of a file as an iterator; a read error ends it and is kept in `error`.
+struct Each<'e, T> {
+    reader: BufReader<File>,
+    error: &'e mut Option<io::Error>,
+    _of: std::marker::PhantomData<T>,
+}
+
+impl<'e, T: Pod> Each<'e, T> {
+    fn new(file: File, error: &'e mut Option<io::Error>) -> Each<'e, T> {
+        Each {
+            reader: BufReader::with_capacity(1 << 20, file),
+            error,
+            _of: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: Pod> Iterator for Each<'_, T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        match read_one(&mut self.reader) {
+            Ok(v) => v,
+            Err(e) => {
+                *self.error = Some(e);
+                None
+            }
+        }
+    }
 }
 
 /// Reads records one at a time from a spill.

@@ -136,6 +136,17 @@ impl<W: Write> Sink<W> {
     }
 }
 
+/// What a case base derives from its cases, ready to be written.
+struct Derived {
+    cases: Merged,
+    patterns: Part<PatternCount>,
+    strengths: Part<f32>,
+    index: Part<IndexEntry>,
+    directory: Vec<u32>,
+    dir_bits: u32,
+    policy: Policy,
+}
+
 /// The parts of a case base, ready to be assembled into the final file.
 struct Sections {
     header: Header,
@@ -143,8 +154,8 @@ struct Sections {
     cases: Merged,
     games: Spill,
     strings: Spill,
-    patterns: Vec<PatternCount>,
-    strengths: Vec<f32>,
+    patterns: Part<PatternCount>,
+    strengths: Part<f32>,
     index: Part<IndexEntry>,
     directory: Vec<u32>,
     policy: Policy,
@@ -167,7 +178,7 @@ impl Sections {
             info_off: HEADER_LEN as u64,
             info_len: self.info_json.len() as u64,
             buckets: cases.buckets.len() as u64,
-            patterns: self.patterns.len() as u64,
+            patterns: self.patterns.len(),
             index_entries: self.index.len(),
             strings_len: self.strings.len,
             dir_bits: u64::from(dir_bits),
@@ -233,13 +244,13 @@ impl Sections {
         sink.pad_to(header.strings_off)?;
         sink.copy(self.strings.into_reader()?)?;
         sink.pad_to(header.patterns_off)?;
-        sink.put(bytemuck::cast_slice(&self.patterns))?;
+        self.patterns.put_into(&mut sink)?;
         sink.pad_to(header.index_off)?;
         self.index.put_into(&mut sink)?;
         sink.pad_to(header.dir_off)?;
         sink.put(bytemuck::cast_slice(&self.directory))?;
         sink.pad_to(header.strengths_off)?;
-        sink.put(bytemuck::cast_slice(&self.strengths))?;
+        self.strengths.put_into(&mut sink)?;
         if let (Some([keys, scales, rows]), false) =
             (header.policy_parts(), self.policy.keys.is_empty())
         {
@@ -627,82 +638,106 @@ impl CaseBaseWriter {
             return Err(err(io::Error::other("more than 4 294 967 295 cases")));
         }
         let fit = usize::try_from(info.options.fit_positions).unwrap_or(usize::MAX);
-        let (cases, table, index, directory, bits, strengths, policy) = if self.fits_in_memory(fit)
-        {
-            clock.start("sort");
-            let cases = arrange(self.read_sides().map_err(err)?);
-            clock.start("patterns and index");
-            let patterns = self.derive != Derive::Nothing;
-            let (counter, pairs) =
-                derive::derive(&cases.boards, &cases.board_of, &cases.metas, patterns);
-            let (table, index) = derive::finish(counter, pairs);
-            let (strengths, policy) = fit_all(
-                &table,
-                self.derive,
-                (&cases.boards, &cases.board_of, &cases.metas),
-                fit,
-                &mut clock,
-            );
-            let bits = directory_bits(index.len());
-            let directory = build_directory(&index, bits);
-            let index = Part::Memory(index);
-            (
-                Merged::from(cases),
-                table,
-                index,
-                directory,
-                bits,
-                strengths,
-                policy,
-            )
-        } else {
-            let spilled = self.spill(fit, &mut clock).map_err(err)?;
-            let table = spilled.counter.finish();
-            let (boards, metas) = spilled.sample;
-            let board_of: Vec<u32> = (0..boards.len() as u32).collect();
-            let (strengths, policy) = fit_all(
-                &table,
-                self.derive,
-                (&boards, &board_of, &metas),
-                metas.len(),
-                &mut clock,
-            );
-            let (index, directory, bits) = (spilled.index, spilled.directory, spilled.dir_bits);
-            (
-                spilled.cases,
-                table,
-                index,
-                directory,
-                bits,
-                strengths,
-                policy,
-            )
-        };
-        // Pruned after the strength fit, which needs every pattern of every legal move.
         let min = info.options.min_pattern_count;
+        let derived = if self.fits_in_memory(fit) {
+            self.derive_in_memory(fit, min, &mut clock)
+        } else {
+            self.derive_spilled(fit, min, &mut clock)
+        }
+        .map_err(err)?;
+        let info_json = serde_json::to_vec(info).map_err(|e| err(io::Error::other(e)))?;
+        let mut sections = Sections {
+            header: Header::default(),
+            info_json,
+            cases: derived.cases,
+            games: self.games,
+            strings: self.strings,
+            patterns: derived.patterns,
+            strengths: derived.strengths,
+            index: derived.index,
+            directory: derived.directory,
+            policy: derived.policy,
+            controls: self.controls,
+        };
+        sections.lay_out(self.game_count, derived.dir_bits, self.timed);
+        clock.start("write");
+        write_over(&out, sections).map_err(err)?;
+        Ok(clock.stop())
+    }
+
+    /// Arranges, counts, indexes and fits in memory; the patterns legal in fewer than `min`
+    /// positions are left out after the fit (which needs them all).
+    fn derive_in_memory(
+        &mut self,
+        fit: usize,
+        min: u32,
+        clock: &mut PhaseClock<'_>,
+    ) -> io::Result<Derived> {
+        clock.start("sort");
+        let cases = arrange(self.read_sides()?);
+        clock.start("patterns and index");
+        let patterns = self.derive != Derive::Nothing;
+        let (counter, pairs) =
+            derive::derive(&cases.boards, &cases.board_of, &cases.metas, patterns);
+        let (table, index) = derive::finish(counter, pairs);
+        let (strengths, policy) = fit_all(
+            &table,
+            self.derive,
+            (&cases.boards, &cases.board_of, &cases.metas),
+            fit,
+            clock,
+        );
         let (patterns, strengths): (Vec<PatternCount>, Vec<f32>) = table
             .into_iter()
             .zip(strengths)
             .filter(|(p, _)| p.available >= min)
             .unzip();
-        let info_json = serde_json::to_vec(info).map_err(|e| err(io::Error::other(e)))?;
-        let mut sections = Sections {
-            header: Header::default(),
-            info_json,
-            cases,
-            games: self.games,
-            strings: self.strings,
+        let dir_bits = directory_bits(index.len());
+        let directory = build_directory(&index, dir_bits);
+        Ok(Derived {
+            cases: Merged::from(cases),
+            patterns: Part::Memory(patterns),
+            strengths: Part::Memory(strengths),
+            index: Part::Memory(index),
+            directory,
+            dir_bits,
+            policy,
+        })
+    }
+
+    /// What [`Self::derive_in_memory`] gives, through partitions spilled to disk: the cases,
+    /// the counts and the index merged on disk, the fits on the sample the merge took.
+    fn derive_spilled(
+        &mut self,
+        fit: usize,
+        min: u32,
+        clock: &mut PhaseClock<'_>,
+    ) -> io::Result<Derived> {
+        let spilled = self.spill(fit, clock)?;
+        let (boards, metas) = spilled.sample;
+        let everything = self.derive == Derive::Everything;
+        if everything {
+            clock.start("pattern strengths");
+        }
+        let dir = out_dir(&self.out);
+        let (patterns, strengths) =
+            spilled::strengths_spilled(&dir, spilled.counts, (&boards, &metas), everything, min)?;
+        let policy = if everything {
+            clock.start("policy");
+            let board_of: Vec<u32> = (0..boards.len() as u32).collect();
+            policy::fit(&boards, &board_of, &metas, metas.len())
+        } else {
+            Policy::default()
+        };
+        Ok(Derived {
+            cases: spilled.cases,
             patterns,
             strengths,
-            index,
-            directory,
+            index: spilled.index,
+            directory: spilled.directory,
+            dir_bits: spilled.dir_bits,
             policy,
-            controls: self.controls,
-        };
-        sections.lay_out(self.game_count, bits, self.timed);
-        clock.start("write");
-        write_over(&out, sections).map_err(err)?;
-        Ok(clock.stop())
+        })
     }
 
     /// Whether the cases can be arranged in memory within the budget, beside the fits' sample
@@ -788,9 +823,7 @@ fn fit_all(
         return (vec![0.0; table.len()], Policy::default());
     }
     clock.start("pattern strengths");
-    let mut fitter = derive::StrengthFit::new(table, metas.len(), positions);
-    fitter.add(boards, board_of, metas);
-    let strengths = fitter.fit();
+    let strengths = derive::fit_strengths(table, boards, board_of, metas, positions);
     clock.start("policy");
     let policy = policy::fit(boards, board_of, metas, positions);
     (strengths, policy)

@@ -381,6 +381,7 @@ pub fn to_json(t: &Thought) -> serde_json::Value {
         "case": d.top_case(),
         "ties": d.ties,
         "scanned": d.scanned,
+        "pruned": d.pruned,
         "total": d.total,
         "elapsed_ms": t.elapsed.as_secs_f64() * 1e3,
         "retrieval_ms": d.elapsed.as_secs_f64() * 1e3,

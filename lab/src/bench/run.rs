@@ -318,9 +318,10 @@ fn fmt_scale(f: &mut fmt::Formatter<'_>, report: &ScaleReport, threads: usize) -
     )?;
     writeln!(
         f,
-        "build {:.1} s ({:.2} M cases/s); {:.2} GB, {:.1} bytes a case; load {:.2} s; memory {:.0} MB resident, {:.0} MB peak",
+        "build {:.1} s ({:.2} M cases/s, {:.0} MB peak); {:.2} GB, {:.1} bytes a case; load {:.2} s; memory {:.0} MB resident, {:.0} MB peak",
         b.seconds,
         b.cases_per_second / 1e6,
+        b.peak_rss_mb,
         report.bytes as f64 / 1e9,
         report.bytes_per_case,
         report.load_seconds,

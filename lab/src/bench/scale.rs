@@ -101,6 +101,9 @@ pub struct ScaleBuild {
     pub cases_per_second: f64,
     /// How long each phase of writing the file took (`sort`, `patterns and index`, …).
     pub phases: Vec<Phase>,
+    /// Peak resident memory of the process when the file is in place (MB): the build's, with
+    /// the pool's pages it read (the scans after it map the new file, whose pages count too).
+    pub peak_rss_mb: f64,
 }
 
 /// How the scaled case base is written.
@@ -178,6 +181,7 @@ pub fn build_scaled(
         seconds,
         cases_per_second: written as f64 / seconds.max(1e-9),
         phases,
+        peak_rss_mb: memory_mb().1,
     })
 }
 
