@@ -66,7 +66,6 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    restore_sigpipe();
     let cli = Cli::parse();
     if let Err(err) = precedent::retrieve::kernel_from_environment() {
         eprintln!("precedent: error: {err}");
@@ -74,7 +73,10 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Some(Command::Build(args)) => cmd::build::run(args),
-        Some(Command::Info(args)) => cmd::info::run(args),
+        Some(Command::Info(args)) => {
+            restore_sigpipe();
+            cmd::info::run(args)
+        }
         Some(Command::Pack(args)) => cmd::pack::run(args),
         Some(Command::Go(args)) => cmd::go::run(args),
         Some(Command::Uci(args)) => cmd::uci::run(args),
@@ -120,9 +122,11 @@ fn one_line(err: &anyhow::Error) -> String {
     line
 }
 
-/// A reader that stops reading (`precedent info big.cb | head`) ends the program quietly, as it
-/// ends any Unix tool, rather than making its next line of output a panic: Rust ignores
-/// SIGPIPE by default, which turns the closed pipe into an error every `println!` panics on.
+/// A reader that stops reading (`precedent info big.cb | head`) ends `info` quietly, as it
+/// ends any Unix tool, rather than making its next line of output a panic: Rust ignores SIGPIPE,
+/// which turns the closed pipe into an error every `println!` panics on. Only for commands that
+/// write to nothing but their output: a command that talks to engines must live through a pipe
+/// to an engine that died (`match` scores that engine's game lost and goes on).
 fn restore_sigpipe() {
     #[cfg(unix)]
     // SAFETY: restores the signal's default action before any thread is started; no handler
