@@ -16,8 +16,7 @@ use std::path::Path;
 use bytemuck::{Pod, Zeroable};
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::derive;
-use super::derive::{fit_held, held_by, sampled_keys};
+use super::derive::{self, fit_held, held_by, sampled_keys};
 use super::index::{Directory, IndexEntry, build_index, directory_bits};
 use super::patterns::PatternCount;
 use super::record::{Bucket, CaseClock, CaseMeta};
@@ -29,7 +28,8 @@ use crate::case::{Material, Planes};
 pub(crate) const MEMORY_BYTES_A_CASE: u64 = 180;
 
 /// Bytes of memory a position of the fits' sample holds: its legal moves' patterns for the
-/// strength fit, its inputs and moves for the policy (measured: 3.1 GB at 2 M positions).
+/// strength fit, its inputs and moves for the policy (measured: the rapid file's spilled build
+/// peaks at 2.6 GB with a sample of 2 M positions).
 pub(crate) const FIT_BYTES_A_POSITION: u64 = 1500;
 
 /// Peak bytes of memory a case costs while its partition is sorted, counted and indexed (its
@@ -126,12 +126,14 @@ pub(crate) fn split(
     let mut out = (0..parts)
         .map(|_| Spill::new(dir))
         .collect::<io::Result<Vec<_>>>()?;
-    let mut boards = Records::<Planes>::new(boards);
-    let mut metas = Records::<CaseMeta>::new(metas);
-    let mut clocks = Records::<CaseClock>::new(clocks);
+    let [mut boards, mut metas, mut clocks] =
+        [boards, metas, clocks].map(|f| BufReader::with_capacity(1 << 20, f));
     let mut seq = 0u32;
-    while let Some(board) = boards.next()? {
-        let (Some(meta), Some(clock)) = (metas.next()?, clocks.next()?) else {
+    while let Some(board) = read_one::<Planes>(&mut boards)? {
+        let (Some(meta), Some(clock)) = (
+            read_one::<CaseMeta>(&mut metas)?,
+            read_one::<CaseClock>(&mut clocks)?,
+        ) else {
             return Err(io::Error::other("the spilled cases end early"));
         };
         let hash = u128::from(xxh3_64(bytemuck::bytes_of(&board)));
@@ -498,25 +500,6 @@ impl<T: Pod> Iterator for Each<'_, T> {
                 None
             }
         }
-    }
-}
-
-/// Reads records one at a time from a spill.
-struct Records<T> {
-    reader: BufReader<File>,
-    _of: std::marker::PhantomData<T>,
-}
-
-impl<T: Pod> Records<T> {
-    fn new(file: File) -> Records<T> {
-        Records {
-            reader: BufReader::with_capacity(1 << 20, file),
-            _of: std::marker::PhantomData,
-        }
-    }
-
-    fn next(&mut self) -> io::Result<Option<T>> {
-        read_one(&mut self.reader)
     }
 }
 
