@@ -216,25 +216,12 @@ pub(crate) fn sampled_keys(
             keys.dedup();
             keys
         })
-        .reduce(Vec::new, |a, b| {
-            let mut out = Vec::with_capacity(a.len() + b.len());
-            let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
-            loop {
-                let next = match (a.peek(), b.peek()) {
-                    (Some(x), Some(y)) if x < y => a.next(),
-                    (Some(x), Some(y)) if x > y => b.next(),
-                    (Some(_), Some(_)) => {
-                        b.next();
-                        a.next()
-                    }
-                    (Some(_), None) => a.next(),
-                    (None, _) => b.next(),
-                };
-                match next {
-                    Some(key) => out.push(key),
-                    None => return out,
-                }
-            }
+        .reduce(Vec::new, |mut a, b| {
+            // Two sorted runs one after the other: the stable sort merges them in one pass.
+            a.extend(b);
+            a.sort();
+            a.dedup();
+            a
         })
 }
 
@@ -495,14 +482,19 @@ mod tests {
         lg
     }
 
+    /// The first `cases` cases of `cb`: each one's board, and their pattern counts.
+    fn first_cases(cb: &crate::casebase::CaseBase, cases: usize) -> (Vec<u32>, Vec<PatternCount>) {
+        let board_of: Vec<u32> = (0..cases).map(|i| cb.board_of(i) as u32).collect();
+        let (counter, pairs) = derive(cb.boards(), &board_of, &cb.metas()[..cases], true);
+        (board_of, finish(counter, pairs).0)
+    }
+
     #[test]
     fn the_strength_fit_finds_the_strengths_the_direct_fit_finds() {
         let cb = crate::casebase::CaseBase::embedded().expect("embedded");
         let cases = 6_000;
-        let board_of: Vec<u32> = (0..cases).map(|i| cb.board_of(i) as u32).collect();
+        let (board_of, table) = first_cases(&cb, cases);
         let metas = &cb.metas()[..cases];
-        let (counter, pairs) = derive(cb.boards(), &board_of, metas, true);
-        let (table, _) = finish(counter, pairs);
         let sample = |positions| {
             let mut fit = StrengthFit::new(&table, cases, positions);
             fit.add(cb.boards(), &board_of, metas);
@@ -530,10 +522,8 @@ mod tests {
     fn the_fit_over_the_samples_patterns_gives_the_whole_tables_strengths_to_the_bit() {
         let cb = crate::casebase::CaseBase::embedded().expect("embedded");
         let cases = 9_000;
-        let board_of: Vec<u32> = (0..cases).map(|i| cb.board_of(i) as u32).collect();
+        let (board_of, table) = first_cases(&cb, cases);
         let metas = &cb.metas()[..cases];
-        let (counter, pairs) = derive(cb.boards(), &board_of, metas, true);
-        let (table, _) = finish(counter, pairs);
         // A sample of a quarter leaves many of the table's patterns out of the fit.
         let positions = cases / 4;
         let mut whole = StrengthFit::new(&table, cases, positions);

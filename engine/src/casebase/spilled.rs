@@ -278,13 +278,7 @@ fn merge_side(
     stride: usize,
     timed: bool,
 ) -> io::Result<()> {
-    let mut readers = streams
-        .into_iter()
-        .map(|s| {
-            s.into_reader()
-                .map(|f| BufReader::with_capacity(1 << 20, f))
-        })
-        .collect::<io::Result<Vec<_>>>()?;
+    let mut readers = readers(streams)?;
     // Each partition's next board, and the heap of their (material, first occurrence).
     let mut heads = vec![BoardHead::zeroed(); readers.len()];
     let mut heap = BinaryHeap::new();
@@ -331,50 +325,14 @@ fn merge_side(
 
 /// Merges the partitions' sorted index runs into one, summing a position's moves met in
 /// several runs (a board in the mover's view occurs with either side to move), and builds the
-/// directory as the entries go by.
+/// directory, whose size depends on the number of entries, by reading the merged run again.
 fn merge_index(dir: &Path, runs: Vec<Spill>) -> io::Result<(Part<IndexEntry>, Vec<u32>, u32)> {
-    let mut readers = runs
-        .into_iter()
-        .map(|s| {
-            s.into_reader()
-                .map(|f| BufReader::with_capacity(1 << 20, f))
-        })
-        .collect::<io::Result<Vec<_>>>()?;
-    let mut heap = BinaryHeap::new();
-    for (p, r) in readers.iter_mut().enumerate() {
-        if let Some(e) = read_one::<IndexEntry>(r)? {
-            heap.push(Reverse((e.key, e.mv.0, p, e.count)));
-        }
-    }
-    // Merged into a first spill, then read again for the directory, whose size depends on
-    // the number of entries.
-    let mut merged = Spill::new(dir)?;
-    let mut pending: Option<IndexEntry> = None;
-    let mut entries = 0u64;
-    while let Some(Reverse((key, mv, p, count))) = heap.pop() {
-        match &mut pending {
-            Some(e) if e.key == key && e.mv.0 == mv => e.count = e.count.saturating_add(count),
-            _ => {
-                if let Some(e) = pending.take() {
-                    merged.push(bytemuck::bytes_of(&e))?;
-                    entries += 1;
-                }
-                pending = Some(IndexEntry {
-                    key,
-                    mv: crate::case::CaseMove(mv),
-                    pad: 0,
-                    count,
-                });
-            }
-        }
-        if let Some(e) = read_one::<IndexEntry>(&mut readers[p])? {
-            heap.push(Reverse((e.key, e.mv.0, p, e.count)));
-        }
-    }
-    if let Some(e) = pending {
-        merged.push(bytemuck::bytes_of(&e))?;
-        entries += 1;
-    }
+    let (mut merged, entries) = merge_runs(
+        dir,
+        runs,
+        |e: &IndexEntry| (e.key, e.mv.0),
+        |e, other| e.count = e.count.saturating_add(other.count),
+    )?;
     let bits = directory_bits(usize::try_from(entries).unwrap_or(usize::MAX));
     let mut directory = Directory::new(bits);
     let mut reader = BufReader::with_capacity(1 << 20, merged.reopen()?);
@@ -387,45 +345,64 @@ fn merge_index(dir: &Path, runs: Vec<Spill>) -> io::Result<(Part<IndexEntry>, Ve
 /// Merges the partitions' sorted pattern counts into one sorted table, adding the counts of a
 /// pattern met in several.
 fn merge_counts(dir: &Path, runs: Vec<Spill>) -> io::Result<Spill> {
-    let mut readers = runs
-        .into_iter()
-        .map(|s| {
-            s.into_reader()
-                .map(|f| BufReader::with_capacity(1 << 20, f))
-        })
-        .collect::<io::Result<Vec<_>>>()?;
+    let add = |e: &mut PatternCount, other: &PatternCount| {
+        e.played = e.played.saturating_add(other.played);
+        e.available = e.available.saturating_add(other.available);
+    };
+    merge_runs(dir, runs, |e: &PatternCount| e.key, add).map(|(merged, _)| merged)
+}
+
+/// Merges runs of records sorted by `key` into one spill and its number of records, records of
+/// equal keys made one by `add`.
+fn merge_runs<T: Pod, K: Ord + Copy>(
+    dir: &Path,
+    runs: Vec<Spill>,
+    key: impl Fn(&T) -> K,
+    add: impl Fn(&mut T, &T),
+) -> io::Result<(Spill, u64)> {
+    let mut readers = readers(runs)?;
+    // Each run's next record, and the heap of their keys.
+    let mut heads = vec![T::zeroed(); readers.len()];
     let mut heap = BinaryHeap::new();
     for (p, r) in readers.iter_mut().enumerate() {
-        if let Some(e) = read_one::<PatternCount>(r)? {
-            heap.push(Reverse((e.key, p, e.played, e.available)));
+        if let Some(e) = read_one::<T>(r)? {
+            heads[p] = e;
+            heap.push(Reverse((key(&e), p)));
         }
     }
     let mut merged = Spill::new(dir)?;
-    let mut pending: Option<PatternCount> = None;
-    while let Some(Reverse((key, p, played, available))) = heap.pop() {
+    let mut records = 0u64;
+    let mut pending: Option<T> = None;
+    while let Some(Reverse((k, p))) = heap.pop() {
         match &mut pending {
-            Some(e) if e.key == key => {
-                e.played = e.played.saturating_add(played);
-                e.available = e.available.saturating_add(available);
-            }
+            Some(e) if key(e) == k => add(e, &heads[p]),
             _ => {
-                if let Some(e) = pending.replace(PatternCount {
-                    key,
-                    played,
-                    available,
-                }) {
+                if let Some(e) = pending.replace(heads[p]) {
                     merged.push(bytemuck::bytes_of(&e))?;
+                    records += 1;
                 }
             }
         }
-        if let Some(e) = read_one::<PatternCount>(&mut readers[p])? {
-            heap.push(Reverse((e.key, p, e.played, e.available)));
+        if let Some(e) = read_one::<T>(&mut readers[p])? {
+            heads[p] = e;
+            heap.push(Reverse((key(&e), p)));
         }
     }
     if let Some(e) = pending {
         merged.push(bytemuck::bytes_of(&e))?;
+        records += 1;
     }
-    Ok(merged)
+    Ok((merged, records))
+}
+
+/// The spills, each flushed, rewound and buffered to be read.
+fn readers(runs: Vec<Spill>) -> io::Result<Vec<BufReader<File>>> {
+    runs.into_iter()
+        .map(|s| {
+            s.into_reader()
+                .map(|f| BufReader::with_capacity(1 << 20, f))
+        })
+        .collect()
 }
 
 /// The pattern counts on disk with their strengths, as the file stores them: the strengths
