@@ -235,7 +235,7 @@ fn info_reports_players_and_rating_bands() {
         "--json",
     ]);
     let info = run_json(&["info", out.to_str().expect("path"), "--json"]);
-    assert_eq!(info["format_version"], 5);
+    assert_eq!(info["format_version"], 6);
     assert_eq!(info["games"], 4);
     // 27 cases on 24 distinct boards: the start position and the position after 1. e4 recur
     // across the games and are stored once each.
@@ -275,7 +275,7 @@ fn info_reports_players_and_rating_bands() {
     assert_eq!(info["unrated_cases"], 2);
     let text = run(&["info", out.to_str().expect("path")]);
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("format version 5"), "{text}");
+    assert!(text.contains("format version 6"), "{text}");
     assert!(text.contains("policy         95 moves"), "{text}");
     assert!(
         text.contains("24 distinct boards (1.125 cases a board)"),
@@ -582,4 +582,65 @@ fn info_into_a_pipe_nobody_reads_ends_quietly() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.is_empty(), "{err}");
+}
+
+#[test]
+fn lists_are_built_when_asked_and_the_engine_probes_them_unless_told_not_to() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    // `auto` gives none below 8 M boards.
+    let o = rapid_into(dir.path(), "plain.cb", &["--no-patterns"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(run_json(&["info", &path("plain.cb"), "--json"])["lists"], 0);
+    let o = rapid_into(dir.path(), "listed.cb", &["--no-patterns", "--lists", "64"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let phases: Vec<&str> = summary["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(phases.contains(&"lists"), "{phases:?}");
+    assert_eq!(
+        run_json(&["info", &path("listed.cb"), "--json"])["lists"],
+        64
+    );
+    let text = String::from_utf8(run(&["info", &path("listed.cb")]).stdout).expect("utf-8");
+    assert!(text.contains("lists          64 a side"), "{text}");
+    let go = |probes: &str| {
+        run_json(&[
+            "go",
+            "--fen",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "--casebase",
+            &path("listed.cb"),
+            "--movetime",
+            "300",
+            "--seed",
+            "3",
+            "--probes",
+            probes,
+            "--json",
+        ])
+    };
+    // Four lists a side: a few of the cases, approximately; none: all of them, exactly.
+    let few = go("4");
+    assert_eq!(few["lists"], 8, "{few}");
+    assert!(few["scanned"].as_u64() < few["total"].as_u64(), "{few}");
+    let exact = go("0");
+    assert_eq!(exact["lists"], 0, "{exact}");
+    assert_eq!(exact["scanned"], exact["total"], "{exact}");
+    // A count that is not one: one line, nothing written.
+    let o = rapid_into(dir.path(), "bad.cb", &["--lists", "many"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.lines()
+            .next()
+            .unwrap_or_default()
+            .contains("give auto, none or a count from 1 to 65536"),
+        "{err}"
+    );
+    assert!(!dir.path().join("bad.cb").exists());
 }

@@ -237,6 +237,7 @@ fn bounded_retrieval_returns_the_full_scans_top_k_on_real_positions() {
                     seed: n as u64,
                     deadline: None,
                     stop: None,
+                    probes: 0,
                 };
                 let full = scan(&segs, &limits);
                 let bounded = scan_bounded(&segs, &limits);

@@ -188,6 +188,7 @@ fn handshake_announces_id_options_and_uciok() {
         "Mode",
         "K",
         "P",
+        "Probes",
         "W1",
         "W6",
         "Seed",

@@ -9,7 +9,7 @@ use precedent::adapt::{ReuseConfig, reuse};
 use precedent::search::Limits;
 
 use precedent::board::Planes;
-use precedent::retrieve::{Mode, ScanLimits, scan, scan_bounded, segments};
+use precedent::retrieve::{Mode, ScanLimits, scan, scan_bounded, scan_lists, segments};
 use shakmaty::{CastlingMode, Chess, Color, Position};
 
 const MAGIC: &[u8] = b"PRECEDNT";
@@ -86,8 +86,13 @@ fn touch(cb: &CaseBase) {
                 // The bounded retrieval trusts the loaded buckets: it must agree with the scan.
                 let segs = segments(cb, Planes::from_board(pos.board()), pos.turn(), mode);
                 for k in [1, 64] {
-                    let limits = ScanLimits { k, seed: 1, deadline: None, stop: None };
+                    let limits = ScanLimits { k, seed: 1, deadline: None, stop: None, probes: 0 };
                     assert_eq!(scan_bounded(&segs, &limits).hits, scan(&segs, &limits).hits);
+                    // The lists (if any) were checked on loading: probing them must not fail
+                    // (a resealed file may list a board twice or copy it wrongly: then the
+                    // cases differ from the exact scan's, which the loader does not promise).
+                    let all = ScanLimits { probes: usize::MAX, ..limits };
+                    let _ = scan_lists(&segs, &all);
                 }
             }
         }

@@ -46,6 +46,7 @@ fn retrieve(c: &mut Criterion) {
                                         seed: q as u64,
                                         deadline: None,
                                         stop: None,
+                                        probes: 0,
                                     },
                                 ))
                             })

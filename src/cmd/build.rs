@@ -93,12 +93,36 @@ pub struct Args {
     /// beyond the file, checked before the spill starts.
     #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = precedent::casebase::parse_memory)]
     memory: u64,
+    /// Lists of the approximate index a side (retrieval then scans the lists nearest the
+    /// position, `Probes` of them): `auto` gives about √boards from 8 M distinct boards up and
+    /// none below; `none` gives none (every retrieval exact); a number gives that many.
+    #[arg(long, value_name = "N|auto|none", default_value = "auto", value_parser = parse_lists)]
+    lists: ListCount,
     /// Stop at the first broken game (illegal move, bad FEN, variant) instead of skipping it.
     #[arg(long)]
     strict: bool,
     /// Print a JSON summary on stdout.
     #[arg(long)]
     json: bool,
+}
+
+/// Lists a side of the approximate index, as asked (`None`: `auto`).
+#[derive(Clone, Copy, Debug)]
+struct ListCount(Option<u64>);
+
+/// Reads `--lists`: `auto`, `none` or a count from 1 to [`precedent::casebase::lists::MAX_LISTS`].
+fn parse_lists(text: &str) -> Result<ListCount, String> {
+    use precedent::casebase::lists::MAX_LISTS;
+    match text {
+        "auto" => Ok(ListCount(None)),
+        "none" => Ok(ListCount(Some(0))),
+        _ => match text.parse::<u64>() {
+            Ok(n) if (1..=MAX_LISTS).contains(&n) => Ok(ListCount(Some(n))),
+            _ => Err(format!(
+                "`{text}`: give auto, none or a count from 1 to {MAX_LISTS}"
+            )),
+        },
+    }
 }
 
 /// Runs `precedent build`.
@@ -163,6 +187,7 @@ pub fn run(args: Args) -> Result<()> {
             band_cases: args.band_cases,
             no_patterns: args.no_patterns,
             fit_positions: args.fit_positions,
+            lists: args.lists.0,
         },
         strict: args.strict,
         judge,

@@ -2,6 +2,7 @@
 //! reader, the case base, retrieval and reuse): its board in four bit planes with the thesis'
 //! similarity between two ([`planes`]), and its move in 16 bits ([`moves`]).
 
+pub mod kernel;
 pub mod moves;
 pub mod planes;
 

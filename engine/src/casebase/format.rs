@@ -1,4 +1,4 @@
-//! The file layout of a case base, version 5. All integers little-endian.
+//! The file layout of a case base, version 6. All integers little-endian.
 //!
 //! ```text
 //! 0    magic "PRECEDNT"            8 bytes
@@ -34,7 +34,13 @@
 //! 216  clocks offset              u64   cases × 8-byte CaseClock, in case order (timed files)
 //! 224  controls offset            u64   games × 8-byte GameControl (timed files)
 //! 232  timed cases                u64   cases with a clock; 0: no clock sections
-//! 240  reserved                   16 bytes, zero
+//! 240  lists offset               u64   the approximate index (see lists.rs), five parts, each
+//!                                       aligned, each White's then Black's: centroids × 32-byte
+//!                                       Planes; (lists + 1) × u32 starts into the side's
+//!                                       members; lists × u32 cases a list; boards × u32 members
+//!                                       (board indices, list by list); boards × 32-byte Planes,
+//!                                       the members' boards copied in the same order
+//! 248  lists                      u64   lists a side; 0: no approximate index
 //! …    sections, each starting on a 64-byte boundary
 //! end-16  xxh3-64 of every byte before it   u64
 //! end-8   trailer magic "PRCDTEND"
@@ -54,14 +60,15 @@
 //! Version history: 1 had no pattern counts, no position index, and two zero bytes where a case
 //! now keeps the opponent's last move; 2 stored a board per case, unsorted, and looked positions
 //! up by binary search; 3 had a 192-byte header and no policy (it is still read: its policy is
-//! empty); 4 had no clocks (it is still read: the bytes of its clock fields are reserved zeros).
+//! empty); 4 had no clocks (it is still read: the bytes of its clock fields are reserved zeros);
+//! 5 had no lists (it is still read: its list fields were reserved zeros).
 
 /// First bytes of every case-base file.
 pub const MAGIC: &[u8; 8] = b"PRECEDNT";
 /// Last bytes of every case-base file.
 pub const TRAILER_MAGIC: &[u8; 8] = b"PRCDTEND";
 /// The version this build writes (and the newest it reads).
-pub(crate) const FORMAT_VERSION: u32 = 5;
+pub(crate) const FORMAT_VERSION: u32 = 6;
 /// The oldest version this build reads.
 pub(crate) const OLDEST_VERSION: u32 = 3;
 /// Size of the fixed header of version 3, which starts every header.
@@ -116,6 +123,8 @@ pub struct Header {
     pub clocks_off: u64,
     pub controls_off: u64,
     pub timed: u64,
+    pub lists_off: u64,
+    pub lists: u64,
 }
 
 impl Header {
@@ -153,6 +162,8 @@ impl Header {
             self.clocks_off,
             self.controls_off,
             self.timed,
+            self.lists_off,
+            self.lists,
         ];
         for (i, v) in fields.iter().enumerate() {
             out[16 + 8 * i..24 + 8 * i].copy_from_slice(&v.to_le_bytes());
@@ -205,6 +216,8 @@ impl Header {
             clocks_off: u64_at(216),
             controls_off: u64_at(224),
             timed: u64_at(232),
+            lists_off: u64_at(240),
+            lists: u64_at(248),
         }
     }
 }
@@ -228,6 +241,7 @@ impl Header {
             self.policy_end()?,
             end(self.clocks_off, self.clock_count(), 8)?,
             end(self.controls_off, self.control_count(), 8)?,
+            self.lists_end()?,
             header_len(self.version) as u64,
         ];
         ends.into_iter().max()?.checked_add(TRAILER_LEN as u64)
@@ -266,6 +280,35 @@ impl Header {
         off.checked_add(len)
     }
 
+    /// Where the lists' five parts lie (centroids, starts, case counts, members, boards: byte
+    /// ranges), `None` if the sizes overflow.
+    pub(crate) fn lists_parts(&self) -> Option<[(u64, u64); 5]> {
+        let sides = self.lists.checked_mul(2)?;
+        let sizes = [
+            sides.checked_mul(32)?,
+            sides.checked_add(2)?.checked_mul(4)?,
+            sides.checked_mul(4)?,
+            self.boards.checked_mul(4)?,
+            self.boards.checked_mul(32)?,
+        ];
+        let mut parts = [(0, 0); 5];
+        let mut off = self.lists_off;
+        for (part, size) in parts.iter_mut().zip(sizes) {
+            *part = (off, size);
+            off = align_checked(off.checked_add(size)?)?;
+        }
+        Some(parts)
+    }
+
+    /// The end of the lists' last part (their offset when there are none).
+    fn lists_end(&self) -> Option<u64> {
+        if self.lists == 0 {
+            return Some(self.lists_off);
+        }
+        let [.., (off, len)] = self.lists_parts()?;
+        off.checked_add(len)
+    }
+
     /// Clock records: one a case in a timed file, none otherwise.
     pub(crate) fn clock_count(&self) -> u64 {
         if self.timed > 0 { self.cases } else { 0 }
@@ -284,6 +327,11 @@ impl Header {
 
 /// Most bits of the index directory (a directory of 2^32 entries would index 4 G positions).
 pub(crate) const MAX_DIR_BITS: u64 = 32;
+
+/// Rounds up to the section alignment, `None` past `u64::MAX`.
+fn align_checked(n: u64) -> Option<u64> {
+    n.checked_next_multiple_of(ALIGN as u64)
+}
 
 /// Rounds up to the section alignment.
 pub(crate) fn align_up(n: u64) -> u64 {

@@ -52,6 +52,10 @@ pub struct BuildOptions {
     /// cases (every n-th case beyond): statistics, which a sample estimates.
     #[serde(default = "legacy_fit_positions")]
     pub fit_positions: u64,
+    /// The approximate index's lists a side (`None`: [`super::lists::lists_for`] the boards
+    /// from [`super::lists::LISTS_FROM`] boards up, none below; `Some(0)`: none).
+    #[serde(default)]
+    pub lists: Option<u64>,
 }
 
 /// The sample of the fits when a build does not say: what every build used before the sample
@@ -80,6 +84,7 @@ impl Default for BuildOptions {
             holdout_moves: None,
             main_player: false,
             fit_positions: FIT_POSITIONS,
+            lists: None,
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod derive;
 mod format;
 pub mod index;
 mod info;
+pub mod lists;
 pub(crate) mod pack;
 pub(crate) mod patterns;
 pub mod policy;
@@ -373,6 +374,9 @@ impl CaseBase {
                 "a board is malformed or outside its material bucket".into(),
             ));
         }
+        if let Some(what) = self.lists_inconsistent() {
+            return Err(corrupt(what));
+        }
         let dir = self.index_directory();
         if dir.first() != Some(&0)
             || dir.last().map(|&d| u64::from(d)) != Some(self.header.index_entries)
@@ -515,6 +519,39 @@ impl CaseBase {
             Color::White => 0..w,
             Color::Black => w..self.boards().len(),
         }
+    }
+
+    /// The approximate index's lists of the boards on which `side` was to move, if the file
+    /// has them (see [`lists`]).
+    pub fn lists(&self, side: Color) -> Option<lists::Lists<'_>> {
+        let n = self.header.lists as usize;
+        if n == 0 {
+            return None;
+        }
+        let [centroids, starts, cases, members, copies] = self.header.lists_parts()?;
+        let centroids: &[Planes] = self.section(centroids.0, 2 * n as u64);
+        let starts: &[u32] = self.section(starts.0, 2 * (n as u64 + 1));
+        let cases: &[u32] = self.section(cases.0, 2 * n as u64);
+        let members: &[u32] = self.section(members.0, self.header.boards);
+        let copies: &[Planes] = self.section(copies.0, self.header.boards);
+        let s = usize::from(side == Color::Black);
+        let side = self.board_segment(side);
+        Some(lists::Lists {
+            centroids: &centroids[s * n..(s + 1) * n],
+            starts: &starts[s * (n + 1)..(s + 1) * (n + 1)],
+            cases: &cases[s * n..(s + 1) * n],
+            members: &members[side.clone()],
+            boards: &copies[side],
+        })
+    }
+
+    /// What is wrong with the lists, if anything.
+    fn lists_inconsistent(&self) -> Option<String> {
+        [Color::White, Color::Black].into_iter().find_map(|side| {
+            let lists = self.lists(side)?;
+            let what = lists.inconsistent(self.board_segment(side), self.occurrences())?;
+            Some(format!("{what} ({side})"))
+        })
     }
 
     /// The position index's directory (see [`index::moves_at`]).
@@ -885,6 +922,20 @@ fn check_sections(
         section("clock", header.clocks_off, header.clock_count(), 8)?;
         let games = header.control_count();
         section("time-control", header.controls_off, games, 8)?;
+    }
+    if header.lists > 0 {
+        if header.lists > lists::MAX_LISTS {
+            return Err(corrupt(format!("{} lists a side", header.lists)));
+        }
+        let parts = header
+            .lists_parts()
+            .ok_or_else(|| corrupt("list sizes overflow".into()))?;
+        for ((off, bytes), what) in parts
+            .into_iter()
+            .zip(["centroid", "list start", "list member"])
+        {
+            section(what, off, bytes / 4, 4)?;
+        }
     }
     Ok(())
 }

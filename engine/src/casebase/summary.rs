@@ -68,6 +68,8 @@ pub struct CaseBaseSummary {
     pub time_controls: Vec<(String, u64)>,
     /// Distinct boards stored (per side to move): what a full scan reads.
     pub distinct_boards: u64,
+    /// Lists a side of the approximate index (0: none; retrieval is exact).
+    pub lists: u64,
     /// Cases per stored board: how much deduplication saved (1.0 = every board distinct).
     pub dedup_ratio: f64,
     /// Material buckets (runs of boards of equal material).
@@ -148,6 +150,9 @@ pub fn summarise(cb: &CaseBase, top: usize) -> CaseBaseSummary {
         patterns: family_counts(cb),
         index_entries: cb.position_index().len() as u64,
         distinct_boards: cb.boards().len() as u64,
+        lists: cb
+            .lists(shakmaty::Color::White)
+            .map_or(0, |l| l.len() as u64),
         dedup_ratio: cb.len() as f64 / cb.boards().len().max(1) as f64,
         buckets: cb.buckets().len() as u64,
         bytes: cb.byte_len() as u64,
@@ -277,6 +282,13 @@ impl CaseBaseSummary {
         let s = self;
         let o = &s.build.options;
         writeln!(f, "position index {} position-move pairs", s.index_entries)?;
+        if s.lists > 0 {
+            writeln!(
+                f,
+                "lists          {} a side: an approximate index (`Probes` of them scanned a side)",
+                s.lists
+            )?;
+        }
         writeln!(
             f,
             "move patterns  (distinct, per family{})",

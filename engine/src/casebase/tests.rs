@@ -487,7 +487,7 @@ fn clocked_games_build_case_bases_that_remember_each_moves_time() {
         2... Nc6 { [%clk 0:03:01.5] } 3. Bb5 { [%clk 0:02:30] } 1-0\n\n\
         [Event \"b\"]\n[White \"x\"]\n[Black \"y\"]\n\n1. d4 d5 2. c4 *\n";
     let cb = built_from(dir.path(), pgn);
-    assert_eq!((cb.format_version(), cb.len(), cb.timed_cases()), (5, 8, 5));
+    assert_eq!((cb.format_version(), cb.len(), cb.timed_cases()), (6, 8, 5));
     let tc = cb.time_control(0).expect("the first game's time control");
     assert_eq!((tc.base, tc.increment), (180, 2));
     assert_eq!(cb.time_control(1), None);
@@ -545,13 +545,53 @@ fn clocked_games_build_case_bases_that_remember_each_moves_time() {
 fn games_without_clocks_and_old_case_bases_have_no_clock_sections() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cb = built_from(dir.path(), "[Event \"b\"]\n\n1. d4 d5 2. c4 *\n");
-    assert_eq!((cb.format_version(), cb.timed_cases()), (5, 0));
+    assert_eq!((cb.format_version(), cb.timed_cases()), (6, 0));
     assert!(cb.clocks().is_empty() && cb.case_clock(0).is_none());
     let info = summary::summarise(&cb, 3).to_string();
     assert!(info.contains("clocks         none (its games"), "{info}");
     let embedded = CaseBase::embedded().expect("the embedded case base");
     assert_eq!((embedded.format_version(), embedded.timed_cases()), (4, 0));
     assert!(embedded.clocks().is_empty());
+}
+
+#[test]
+fn lists_whose_member_leaves_its_side_or_whose_count_is_absurd_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let options = BuildOptions {
+        lists: Some(2),
+        ..BuildOptions::default()
+    };
+    let pgn = "[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 *\n";
+    let cb = built_with(dir.path(), pgn, options);
+    assert_eq!(cb.lists(Color::Black).map(|l| l.len()), Some(2));
+    assert!(
+        summary::summarise(&cb, 3)
+            .to_string()
+            .contains("lists          2 a side")
+    );
+    let bytes = std::fs::read(dir.path().join("games.cb")).expect("read");
+    let header = format::Header::decode(&bytes[..format::HEADER_LEN]);
+    let [.., members, _] = header.lists_parts().expect("parts");
+    let at = members.0 as usize;
+    let outside = resealed(&bytes, |b| {
+        b[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes())
+    });
+    let err = load_err(&outside);
+    assert!(
+        err.contains("a list member lies outside its side's boards (white)"),
+        "{err}"
+    );
+    let absurd = resealed(&bytes, |b| {
+        b[248..256].copy_from_slice(&(1u64 << 40).to_le_bytes())
+    });
+    assert!(
+        load_err(&absurd).contains("1099511627776 lists a side"),
+        "{}",
+        load_err(&absurd)
+    );
+    // Without lists, nothing is listed.
+    let plain = built_with(dir.path(), pgn, BuildOptions::default());
+    assert!(plain.lists(Color::White).is_none());
 }
 
 /// Builds a case base from PGN text with these options, in `dir`.
@@ -695,6 +735,8 @@ fn a_build_larger_than_its_memory_writes_the_same_file_through_the_disk() {
             options: BuildOptions {
                 fit_positions: 20,
                 no_patterns,
+                // The approximate index too, in one of the two.
+                lists: Some(if no_patterns { 16 } else { 0 }),
                 ..BuildOptions::default()
             },
             strict: true,
@@ -713,7 +755,9 @@ fn a_build_larger_than_its_memory_writes_the_same_file_through_the_disk() {
         // 2,000 cases a side in 16 KB a partition: many partitions, every board in one.
         let (on_disk, phases) = built("disk.cb", 32 << 10, no_patterns);
         assert!(
-            phases.contains(&"split") && phases.contains(&"merge"),
+            phases.contains(&"split")
+                && phases.contains(&"merge")
+                && phases.contains(&"lists") == no_patterns,
             "{phases:?}"
         );
         assert!(
@@ -724,6 +768,30 @@ fn a_build_larger_than_its_memory_writes_the_same_file_through_the_disk() {
     let cb = CaseBase::open(&dir.path().join("disk.cb")).expect("opens");
     assert!(cb.timed_cases() > 1000 && cb.timed_cases() < cb.len() as u64);
     assert!(cb.boards().len() < cb.len(), "no board repeats");
+    // Its lists hold each board of their side once, copied beside its index, and its cases.
+    for side in [Color::White, Color::Black] {
+        let lists = cb.lists(side).expect("lists");
+        assert_eq!(lists.len(), 16);
+        let mut members = lists.members.to_vec();
+        members.sort_unstable();
+        let segment: Vec<u32> = cb.board_segment(side).map(|b| b as u32).collect();
+        assert_eq!(members, segment);
+        let occ = cb.occurrences();
+        for l in 0..16 {
+            let range = lists.range(l);
+            let cases: u32 = lists.members[range.clone()]
+                .iter()
+                .map(|&m| occ[m as usize + 1] - occ[m as usize])
+                .sum();
+            assert_eq!(cases, lists.cases[l]);
+            for (&m, b) in lists.members[range.clone()]
+                .iter()
+                .zip(&lists.boards[range])
+            {
+                assert_eq!(cb.boards()[m as usize], *b);
+            }
+        }
+    }
     // Nothing is left beside the outputs.
     let mut left: Vec<String> = std::fs::read_dir(dir.path())
         .expect("dir")

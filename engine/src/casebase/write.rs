@@ -10,8 +10,11 @@ use shakmaty::Color;
 use xxhash_rust::xxh3::Xxh3;
 
 use super::derive;
-use super::format::{ALIGN, FORMAT_VERSION, HEADER_LEN, Header, TRAILER_MAGIC, align_up};
+use super::format::{
+    ALIGN, FORMAT_VERSION, HEADER_LEN, Header, TRAILER_LEN, TRAILER_MAGIC, align_up,
+};
 use super::index::{IndexEntry, build_directory, directory_bits};
+use super::lists::{self, Chunks};
 use super::patterns::PatternCount;
 use super::policy::{self, Policy};
 use super::record::{Bucket, CaseClock, CaseMeta, GAME_STRINGS, GameControl, GameRecord};
@@ -101,6 +104,35 @@ impl<T: bytemuck::Pod> Part<T> {
     }
 }
 
+impl<T: bytemuck::Pod> Chunks<T> for Part<T> {
+    fn each_chunk(
+        &mut self,
+        range: std::ops::Range<usize>,
+        f: &mut dyn FnMut(usize, &[T]),
+    ) -> io::Result<()> {
+        match self {
+            Part::Memory(v) => (&mut &v[..]).each_chunk(range, f),
+            Part::Disk(spill) => {
+                const CHUNK: usize = 1 << 16;
+                let size = size_of::<T>() as u64;
+                let mut file = io::BufReader::with_capacity(1 << 20, spill.reopen()?);
+                file.seek(io::SeekFrom::Start(range.start as u64 * size))?;
+                // On the heap: 2 MB of boards would strain a thread's stack.
+                let mut chunk: Vec<T> = Vec::new();
+                chunk.resize(CHUNK, T::zeroed());
+                let mut at = range.start;
+                while at < range.end {
+                    let n = CHUNK.min(range.end - at);
+                    file.read_exact(bytemuck::cast_slice_mut(&mut chunk[..n]))?;
+                    f(at, &chunk[..n]);
+                    at += n;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// Writes the case-base file: everything goes through the checksum, and optionally zstd.
 struct Sink<W: Write> {
     inner: W,
@@ -160,6 +192,7 @@ struct Sections {
     directory: Vec<u32>,
     policy: Policy,
     controls: Spill,
+    lists: Option<(lists::Built, Part<Planes>)>,
 }
 
 impl Sections {
@@ -217,6 +250,11 @@ impl Sections {
             header.clocks_off = align_up(policy_end);
             header.controls_off = after(header.clocks_off, header.cases, 8);
         }
+        if let Some((built, _)) = &self.lists {
+            let end = header.declared_len().map_or(0, |n| n - TRAILER_LEN as u64);
+            header.lists_off = align_up(end);
+            header.lists = built.lists as u64;
+        }
         self.header = header;
     }
 
@@ -266,6 +304,20 @@ impl Sections {
             self.cases.clocks.put_into(&mut sink)?;
             sink.pad_to(header.controls_off)?;
             sink.copy(self.controls.into_reader()?)?;
+        }
+        if let (Some((built, copies)), Some([centroids, starts, cases, members, boards])) =
+            (self.lists, header.lists_parts())
+        {
+            sink.pad_to(centroids.0)?;
+            sink.put(bytemuck::cast_slice(&built.centroids))?;
+            sink.pad_to(starts.0)?;
+            sink.put(bytemuck::cast_slice(&built.starts))?;
+            sink.pad_to(cases.0)?;
+            sink.put(bytemuck::cast_slice(&built.cases))?;
+            sink.pad_to(members.0)?;
+            sink.put(bytemuck::cast_slice(&built.members))?;
+            sink.pad_to(boards.0)?;
+            copies.put_into(&mut sink)?;
         }
         let digest = sink.hasher.digest();
         sink.inner.write_all(&digest.to_le_bytes())?;
@@ -645,11 +697,15 @@ impl CaseBaseWriter {
             self.derive_spilled(fit, min, &mut clock)
         }
         .map_err(err)?;
+        let mut cases = derived.cases;
+        let lists = self
+            .lists(&mut cases, info.options.lists, &mut clock)
+            .map_err(err)?;
         let info_json = serde_json::to_vec(info).map_err(|e| err(io::Error::other(e)))?;
         let mut sections = Sections {
             header: Header::default(),
             info_json,
-            cases: derived.cases,
+            cases,
             games: self.games,
             strings: self.strings,
             patterns: derived.patterns,
@@ -658,11 +714,46 @@ impl CaseBaseWriter {
             directory: derived.directory,
             policy: derived.policy,
             controls: self.controls,
+            lists,
         };
         sections.lay_out(self.game_count, derived.dir_bits, self.timed);
         clock.start("write");
         write_over(&out, sections).map_err(err)?;
         Ok(clock.stop())
+    }
+
+    /// The approximate index's lists over the arranged boards: `asked` lists a side, or by
+    /// default [`lists::lists_for`] the larger side's boards from [`lists::LISTS_FROM`] boards
+    /// up; `None` for none.
+    fn lists(
+        &self,
+        cases: &mut Merged,
+        asked: Option<u64>,
+        clock: &mut PhaseClock<'_>,
+    ) -> io::Result<Option<(lists::Built, Part<Planes>)>> {
+        let boards = cases.boards.len() as usize;
+        let white = cases.white_boards;
+        let count = match asked {
+            Some(n) => n.min(lists::MAX_LISTS) as usize,
+            None if boards >= lists::LISTS_FROM => lists::lists_for(white.max(boards - white)),
+            None => 0,
+        };
+        if count == 0 {
+            return Ok(None);
+        }
+        clock.start("lists");
+        let mut copies = match &cases.boards {
+            Part::Memory(_) => Part::Memory(Vec::with_capacity(boards)),
+            Part::Disk(_) => Part::Disk(Spill::new(&out_dir(&self.out))?),
+        };
+        let built = lists::build(
+            &mut cases.boards,
+            &mut cases.occ,
+            (white, boards),
+            count,
+            &mut |c| copies.push(c),
+        )?;
+        Ok(Some((built, copies)))
     }
 
     /// Arranges, counts, indexes and fits in memory; the patterns legal in fewer than `min`

@@ -15,13 +15,14 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use shakmaty::Color;
 
+use crate::case::kernel::{self, BATCH, ScoreFn};
 use crate::case::{MaterialQuery, Planes};
+use crate::casebase::lists::Lists;
 use crate::casebase::{Bucket, CaseBase};
-use kernel::{BATCH, ScoreFn};
 
-mod kernel;
-
-pub use kernel::{KERNEL_VARIABLE, Kernel, kernel, kernel_from_environment, use_kernel};
+pub use crate::case::kernel::{
+    KERNEL_VARIABLE, Kernel, kernel, kernel_from_environment, use_kernel,
+};
 
 /// How the query is compared with the cases.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -54,6 +55,9 @@ pub struct Segment<'a> {
     pub buckets: &'a [Bucket],
     /// The query as these boards should see it.
     pub query: Planes,
+    /// The approximate index's lists of these boards, if the case base has them: what
+    /// [`scan_lists`] probes.
+    pub lists: Option<Lists<'a>>,
 }
 
 impl<'a> Segment<'a> {
@@ -65,6 +69,7 @@ impl<'a> Segment<'a> {
             occ: None,
             buckets: &[],
             query,
+            lists: None,
         }
     }
 
@@ -88,7 +93,7 @@ pub fn segments<'a>(cb: &'a CaseBase, board: Planes, turn: Color, mode: Mode) ->
     let boards = cb.boards();
     let occ = cb.occurrences();
     let buckets = cb.buckets();
-    let side = |range: Range<usize>, query: Planes| {
+    let side = |range: Range<usize>, query: Planes, lists: Option<Lists<'a>>| {
         // The buckets of a side: those starting inside its boards.
         let lo = buckets.partition_point(|b| (b.first as usize) < range.start);
         let hi = buckets.partition_point(|b| (b.first as usize) < range.end);
@@ -98,8 +103,10 @@ pub fn segments<'a>(cb: &'a CaseBase, board: Planes, turn: Color, mode: Mode) ->
             occ: Some(occ),
             buckets: &buckets[lo..hi],
             query,
+            lists,
         }
     };
+    let (white, black) = (cb.lists(Color::White), cb.lists(Color::Black));
     match mode {
         Mode::Normalised => {
             let query = if turn == Color::Black {
@@ -109,14 +116,14 @@ pub fn segments<'a>(cb: &'a CaseBase, board: Planes, turn: Color, mode: Mode) ->
             };
             let w = cb.board_segment(Color::White);
             let b = cb.board_segment(Color::Black);
-            vec![side(w, query), side(b, query)]
+            vec![side(w, query, white), side(b, query, black)]
         }
         Mode::Thesis => {
             // Black-mover cases are stored mirrored; mirroring the query instead is the same
             // comparison, since similarity is invariant when both boards are mirrored.
             vec![
-                side(cb.board_segment(Color::White), board),
-                side(cb.board_segment(Color::Black), board.mirrored()),
+                side(cb.board_segment(Color::White), board, white),
+                side(cb.board_segment(Color::Black), board.mirrored(), black),
             ]
         }
     }
@@ -133,6 +140,9 @@ pub struct ScanLimits<'a> {
     pub deadline: Option<Instant>,
     /// Stop scanning new blocks once this is set.
     pub stop: Option<&'a AtomicBool>,
+    /// Lists of the approximate index scanned a side when the case base has them
+    /// ([`scan_lists`]); 0: the exact scan, always.
+    pub probes: usize,
 }
 
 impl ScanLimits<'_> {
@@ -173,6 +183,8 @@ pub struct Retrieved {
     pub pruned: u64,
     /// Cases that would have been scanned without a deadline or a bound.
     pub total: u64,
+    /// Lists of the approximate index scanned ([`scan_lists`]; 0 for an exact scan).
+    pub lists: u64,
     /// Highest similarity found.
     pub top_score: u32,
     /// Number of scanned cases sharing the highest similarity.
@@ -211,6 +223,8 @@ struct TopK {
     top_score: u32,
     ties_at_top: u64,
     scanned: u64,
+    /// Lists scanned ([`TopK::scan_list`]).
+    lists: u64,
 }
 
 impl TopK {
@@ -229,6 +243,7 @@ impl TopK {
             top_score: 0,
             ties_at_top: 0,
             scanned: 0,
+            lists: 0,
         }
     }
 
@@ -286,6 +301,7 @@ impl TopK {
         self.top_score = top;
         self.ties_at_top = ties;
         self.scanned += other.scanned;
+        self.lists += other.lists;
         self
     }
 
@@ -310,6 +326,34 @@ impl TopK {
             }
         }
         self.scanned += seg.cases(range.start, range.end).len() as u64;
+    }
+}
+
+impl TopK {
+    /// Scores list `l` of `lists` (of `seg`'s boards) and offers the cases of the boards that
+    /// can enter.
+    fn scan_list(&mut self, kernel: ScoreFn, seg: &Segment<'_>, lists: &Lists<'_>, l: usize) {
+        let mut scores = [0u16; BATCH];
+        let range = lists.range(l);
+        let members = &lists.members[range.clone()];
+        for (b, batch) in lists.boards[range].chunks(BATCH).enumerate() {
+            kernel(&seg.query, batch, &mut scores);
+            let best = scores[..batch.len()].iter().fold(0, |m, &s| m.max(s));
+            if u32::from(best) < self.threshold {
+                continue;
+            }
+            for (i, &s) in scores[..batch.len()].iter().enumerate() {
+                if u32::from(s) >= self.threshold {
+                    // Members were checked to lie within their side when the file was opened.
+                    let board = members[b * BATCH + i] as usize - seg.offset;
+                    for case in seg.cases(board, board + 1) {
+                        self.offer(case, u32::from(s));
+                    }
+                }
+            }
+        }
+        self.scanned += u64::from(lists.cases[l]);
+        self.lists += 1;
     }
 }
 
@@ -350,6 +394,7 @@ fn scan_using(kernel: ScoreFn, segments: &[Segment<'_>], limits: &ScanLimits<'_>
         scanned: top.scanned,
         pruned: 0,
         total: segments.iter().map(Segment::case_count).sum(),
+        lists: 0,
         top_score: top.top_score,
         ties_at_top: top.ties_at_top,
         elapsed: started.elapsed(),
@@ -362,12 +407,15 @@ fn scan_using(kernel: ScoreFn, segments: &[Segment<'_>], limits: &ScanLimits<'_>
 /// bound order.
 pub(crate) const BOUNDED_FROM: usize = 8_000_000;
 
-/// The `k` best cases, by whichever of [`scan`] and [`scan_bounded`] is faster for this size of
-/// case base; both return the same cases when they finish (past a deadline each returns the best
-/// of the boards it reached, which differ).
+/// The `k` best cases: approximately by [`scan_lists`] if the case base has lists and
+/// `limits.probes` is not 0, else exactly by whichever of [`scan`] and [`scan_bounded`] is
+/// faster for this size of case base; both return the same cases when they finish (past a
+/// deadline each returns the best of the boards it reached, which differ).
 pub fn retrieve(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
     let boards: usize = segments.iter().map(|s| s.boards.len()).sum();
-    if boards >= BOUNDED_FROM {
+    if limits.probes > 0 && segments.iter().all(|s| s.lists.is_some()) {
+        scan_lists(segments, limits)
+    } else if boards >= BOUNDED_FROM {
         scan_bounded(segments, limits)
     } else {
         scan(segments, limits)
@@ -461,6 +509,7 @@ fn scan_bounded_using(
         scanned: top.scanned,
         pruned,
         total,
+        lists: 0,
         top_score: top.top_score,
         ties_at_top: top.ties_at_top,
         elapsed: started.elapsed(),
@@ -544,5 +593,79 @@ fn scan_runs(
         .reduce(|| TopK::above(limits.k, limits.seed, floor), TopK::merge)
 }
 
+/// The best cases among the boards of the `limits.probes` lists of each segment whose centroids
+/// are most similar to its query (the segment's lists, [`Segment::lists`]; a segment without
+/// lists is scanned whole): approximate, since a board similar to the query may lie in a list
+/// whose centroid is not; `bench --casebase` measures its recall. Lists are scanned in
+/// parallel; past the deadline no new list starts (the list of the most similar centroid
+/// always runs). Ties are broken as by [`scan`].
+pub fn scan_lists(segments: &[Segment<'_>], limits: &ScanLimits<'_>) -> Retrieved {
+    scan_lists_using(kernel::score_fn(), segments, limits)
+}
+
+/// [`scan_lists`] with a given kernel.
+fn scan_lists_using(
+    kernel: ScoreFn,
+    segments: &[Segment<'_>],
+    limits: &ScanLimits<'_>,
+) -> Retrieved {
+    let started = Instant::now();
+    // (centroid's score, segment, list), best first, `probes` a segment; a segment without
+    // lists is one "list" of all its boards, u32::MAX.
+    let mut probed: Vec<(std::cmp::Reverse<u16>, u32, u32)> = Vec::new();
+    let mut scores = [0u16; BATCH];
+    for (s, seg) in segments.iter().enumerate() {
+        let Some(lists) = &seg.lists else {
+            probed.push((std::cmp::Reverse(u16::MAX), s as u32, u32::MAX));
+            continue;
+        };
+        let mut mine: Vec<(std::cmp::Reverse<u16>, u32, u32)> = Vec::with_capacity(lists.len());
+        for (c, chunk) in lists.centroids.chunks(BATCH).enumerate() {
+            kernel(&seg.query, chunk, &mut scores);
+            for (i, &score) in scores[..chunk.len()].iter().enumerate() {
+                mine.push((std::cmp::Reverse(score), s as u32, (c * BATCH + i) as u32));
+            }
+        }
+        let probes = limits.probes.min(mine.len());
+        if probes < mine.len() {
+            mine.select_nth_unstable(probes);
+            mine.truncate(probes);
+        }
+        probed.extend(mine);
+    }
+    probed.sort_unstable();
+    let top = probed
+        .par_iter()
+        .enumerate()
+        .fold(
+            || TopK::new(limits.k, limits.seed),
+            |mut top, (n, &(_, s, l))| {
+                if n == 0 || !limits.expired() {
+                    let seg = &segments[s as usize];
+                    match &seg.lists {
+                        Some(lists) if l != u32::MAX => {
+                            top.scan_list(kernel, seg, lists, l as usize)
+                        }
+                        _ => top.scan(kernel, seg, 0..seg.boards.len()),
+                    }
+                }
+                top
+            },
+        )
+        .reduce(|| TopK::new(limits.k, limits.seed), TopK::merge);
+    let mut hits = top.hits;
+    hits.sort_unstable_by_key(Hit::rank);
+    Retrieved {
+        hits,
+        scanned: top.scanned,
+        pruned: 0,
+        total: segments.iter().map(Segment::case_count).sum(),
+        lists: top.lists,
+        top_score: top.top_score,
+        ties_at_top: top.ties_at_top,
+        elapsed: started.elapsed(),
+    }
+}
+
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

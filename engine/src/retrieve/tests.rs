@@ -33,6 +33,7 @@ fn limits(k: usize, seed: u64) -> ScanLimits<'static> {
         seed,
         deadline: None,
         stop: None,
+        probes: 0,
     }
 }
 
@@ -173,6 +174,7 @@ fn anytime_scan_stops_at_its_deadline_with_the_best_so_far() {
         &seg,
         &ScanLimits {
             stop: Some(&stop),
+            probes: 0,
             ..limits(4, 1)
         },
     );
@@ -261,8 +263,8 @@ proptest::proptest! {
         let split = buckets[buckets.len() / 2].first as usize;
         let cut = buckets.partition_point(|b| (b.first as usize) < split);
         let segs = [
-            Segment { boards: &boards[..split], offset: 0, occ: Some(&occ), buckets: &buckets[..cut], query },
-            Segment { boards: &boards[split..], offset: split, occ: Some(&occ), buckets: &buckets[cut..], query: query.mirrored() },
+            Segment { boards: &boards[..split], offset: 0, occ: Some(&occ), buckets: &buckets[..cut], query, lists: None },
+            Segment { boards: &boards[split..], offset: split, occ: Some(&occ), buckets: &buckets[cut..], query: query.mirrored(), lists: None },
         ];
         let full = scan_using(kernel::Kernel::Portable.score_fn().unwrap(), &segs, &limits(k, seed));
         for (_, score) in kernels() {
@@ -290,6 +292,7 @@ fn bounded_scan_skips_buckets_that_cannot_matter() {
         occ: Some(&occ),
         buckets: &buckets,
         query,
+        lists: None,
     }];
     let r = scan_bounded(&segs, &limits(4, 1));
     assert_eq!(r.hits, scan(&segs, &limits(4, 1)).hits);
@@ -313,6 +316,7 @@ fn bounded_scan_stops_at_its_deadline_with_the_best_buckets_first() {
         occ: Some(&occ),
         buckets: &buckets,
         query: boards[3],
+        lists: None,
     }];
     let past = ScanLimits {
         deadline: Some(Instant::now() - Duration::from_millis(1)),
@@ -322,4 +326,142 @@ fn bounded_scan_stops_at_its_deadline_with_the_best_buckets_first() {
     // The first round always runs: the query's own bucket (bound 256) is in it.
     assert_eq!(r.hits[0].score, 256);
     assert!(r.scanned < r.total && !r.complete());
+}
+
+/// Boards in two sides (White's first) with several cases on some, and their lists.
+fn listed(rng: &mut StdRng, n: usize, lists: usize) -> (Vec<Planes>, Vec<u32>, Listed) {
+    let boards: Vec<Planes> = (0..n).map(|i| random_planes(rng, 4 + i % 24)).collect();
+    // Board i holds 1 + i % 3 cases.
+    let mut occ = vec![0u32];
+    for i in 0..n {
+        occ.push(occ[i] + 1 + (i % 3) as u32);
+    }
+    let mut copies = Vec::new();
+    let built = crate::casebase::lists::build(
+        &mut &boards[..],
+        &mut &occ[..],
+        (n / 2, n),
+        lists,
+        &mut |c| {
+            copies.extend_from_slice(c);
+            Ok(())
+        },
+    )
+    .expect("in memory");
+    (boards, occ, (built, copies))
+}
+
+/// Lists built over boards, and the boards copied in their order.
+type Listed = (crate::casebase::lists::Built, Vec<Planes>);
+
+/// The two sides of `listed` boards as segments with their lists, for `query`.
+fn listed_segments<'a>(
+    boards: &'a [Planes],
+    occ: &'a [u32],
+    (built, copies): &'a Listed,
+    query: Planes,
+) -> Vec<Segment<'a>> {
+    let (n, half, l) = (boards.len(), boards.len() / 2, built.lists);
+    [0..half, half..n]
+        .into_iter()
+        .enumerate()
+        .map(|(s, side)| Segment {
+            boards: &boards[side.clone()],
+            offset: side.start,
+            occ: Some(occ),
+            buckets: &[],
+            query,
+            lists: Some(Lists {
+                centroids: &built.centroids[s * l..(s + 1) * l],
+                starts: &built.starts[s * (l + 1)..(s + 1) * (l + 1)],
+                cases: &built.cases[s * l..(s + 1) * l],
+                members: &built.members[side.clone()],
+                boards: &copies[side],
+            }),
+        })
+        .collect()
+}
+
+#[test]
+fn probing_every_list_returns_the_exact_top_k_and_fewer_a_subset_of_the_boards() {
+    let mut rng = StdRng::seed_from_u64(11);
+    let (boards, occ, built) = listed(&mut rng, 6_000, 32);
+    for q in 0..20 {
+        let query = if q % 2 == 0 {
+            boards[q * 97]
+        } else {
+            random_planes(&mut rng, 10)
+        };
+        let segs = listed_segments(&boards, &occ, &built, query);
+        let exact = scan(&segs, &limits(16, q as u64));
+        let all = ScanLimits {
+            probes: 32,
+            ..limits(16, q as u64)
+        };
+        let listed = retrieve(&segs, &all);
+        assert_eq!(listed.hits, exact.hits);
+        assert_eq!((listed.scanned, listed.total), (exact.total, exact.total));
+        assert_eq!(
+            (listed.top_score, listed.ties_at_top),
+            (exact.top_score, exact.ties_at_top)
+        );
+        let few = scan_lists(&segs, &ScanLimits { probes: 2, ..all });
+        // The oracle: the exact top k of the boards of each side's two lists whose centroids
+        // are most similar to the query (the first of equals).
+        let mut probed: Vec<(usize, u32)> = Vec::new();
+        for seg in &segs {
+            let lists = seg.lists.expect("listed");
+            let mut order: Vec<usize> = (0..lists.len()).collect();
+            order.sort_by_key(|&l| std::cmp::Reverse(similarity(&query, &lists.centroids[l])));
+            for &l in &order[..2] {
+                for &m in &lists.members[lists.range(l)] {
+                    let b = m as usize;
+                    probed.extend(
+                        (occ[b]..occ[b + 1]).map(|c| (c as usize, similarity(&query, &boards[b]))),
+                    );
+                }
+            }
+        }
+        assert_eq!(few.scanned, probed.len() as u64);
+        assert!(few.scanned < few.total);
+        probed.sort_by_key(|&(c, s)| (std::cmp::Reverse(s), tie_key(q as u64, c)));
+        let oracle: Vec<(usize, u32)> = probed.into_iter().take(16).collect();
+        let got: Vec<(usize, u32)> = few.hits.iter().map(|h| (h.index, h.score)).collect();
+        assert_eq!(got, oracle);
+        // A query that is a board of the base finds it: its list's centroid is its nearest.
+        if q % 2 == 0 {
+            assert_eq!(few.top_score, 256);
+        }
+    }
+}
+
+#[test]
+fn without_probes_or_lists_retrieval_is_exact() {
+    let mut rng = StdRng::seed_from_u64(12);
+    let (boards, occ, built) = listed(&mut rng, 3_000, 16);
+    let query = random_planes(&mut rng, 12);
+    let segs = listed_segments(&boards, &occ, &built, query);
+    let exact = scan(&segs, &limits(8, 3));
+    assert_eq!(retrieve(&segs, &limits(8, 3)).hits, exact.hits);
+    let plain: Vec<Segment<'_>> = segs.iter().map(|s| Segment { lists: None, ..*s }).collect();
+    let probed = ScanLimits {
+        probes: 1,
+        ..limits(8, 3)
+    };
+    assert_eq!(retrieve(&plain, &probed).hits, exact.hits);
+}
+
+#[test]
+fn listed_scan_past_its_deadline_scans_its_best_list() {
+    let mut rng = StdRng::seed_from_u64(13);
+    let (boards, occ, built) = listed(&mut rng, 4_000, 16);
+    let segs = listed_segments(&boards, &occ, &built, boards[5]);
+    let past = ScanLimits {
+        deadline: Some(Instant::now() - Duration::from_millis(1)),
+        probes: 16,
+        ..limits(4, 1)
+    };
+    let r = scan_lists(&segs, &past);
+    assert_eq!(r.hits[0].score, 256);
+    assert!(r.scanned < r.total);
 }

@@ -32,7 +32,13 @@ pub struct ReuseConfig {
     pub weights: Weights,
     /// Seed of the tie-breaking; `None` draws a fresh one for every decision.
     pub seed: Option<u64>,
+    /// Lists of the approximate index scanned a side, in a case base that has them; 0: exact
+    /// retrieval always (see [`crate::retrieve::scan_lists`]).
+    pub probes: usize,
 }
+
+/// Lists probed a side by default, in a case base with lists (`docs/scaling.md`).
+pub const PROBES: usize = 64;
 
 /// Defaults measured with `precedent eval` (1400–1799 Lichess rapid, 10 % of games held out,
 /// plies 0–9 skipped, two samples of 5,000 positions): k = 32–64 with p = 16–64 tie within
@@ -46,6 +52,7 @@ impl Default for ReuseConfig {
             mode: Mode::Normalised,
             weights: Weights::default(),
             seed: None,
+            probes: PROBES,
         }
     }
 }
@@ -127,6 +134,8 @@ pub struct Decision {
     pub pruned: u64,
     /// Cases in the case base (what a full scan covers).
     pub total: u64,
+    /// Lists of the approximate index scanned (0: the retrieval was exact).
+    pub lists: u64,
     /// Time taken.
     pub elapsed: Duration,
     /// Seed used for tie-breaking.
@@ -157,6 +166,7 @@ impl Decision {
             scanned: 0,
             pruned: 0,
             total,
+            lists: 0,
             elapsed: Duration::ZERO,
             seed: 0,
             fallback: false,
@@ -243,6 +253,7 @@ pub fn reuse_without(
             seed,
             deadline: limits.deadline,
             stop: limits.stop,
+            probes: cfg.probes,
         },
     );
     let kept: Vec<Hit>;
@@ -274,6 +285,7 @@ pub fn reuse_without(
         scanned: found.scanned,
         pruned: found.pruned,
         total: found.total,
+        lists: found.lists,
         elapsed: started.elapsed(),
         seed,
         fallback,

@@ -483,6 +483,7 @@ mod tests {
             scanned: 1,
             pruned: 0,
             total: 1,
+            lists: 0,
             elapsed: std::time::Duration::ZERO,
             seed: 0,
             fallback: false,

@@ -242,7 +242,7 @@ fn judgement(t: &Thought, j: &Judgement, style: Style, level: Option<&PlayedLeve
         "scanned {} of {} cases{} in {} ms",
         d.scanned,
         d.total,
-        ruled_out(d.pruned),
+        ruled_out(d.pruned, d.lists),
         d.elapsed.as_millis()
     ));
     out
@@ -332,7 +332,7 @@ fn decision(d: &Decision) -> Vec<String> {
         "scanned {} of {} cases{} in {} ms; {} tied at the top similarity",
         d.scanned,
         d.total,
-        ruled_out(d.pruned),
+        ruled_out(d.pruned, d.lists),
         d.elapsed.as_millis(),
         d.ties
     ));
@@ -340,8 +340,12 @@ fn decision(d: &Decision) -> Vec<String> {
 }
 
 /// " (N ruled out by their material)" when a bounded retrieval skipped cases, else nothing.
-fn ruled_out(pruned: u64) -> String {
-    if pruned == 0 {
+/// What the scan left out: cases ruled out by their material (exact), or the lists it did
+/// not probe (approximate).
+fn ruled_out(pruned: u64, lists: u64) -> String {
+    if lists > 0 {
+        format!(" (approximate: {lists} lists)")
+    } else if pruned == 0 {
         String::new()
     } else {
         format!(" ({pruned} ruled out by their material)")
@@ -381,6 +385,7 @@ pub fn to_json(t: &Thought) -> serde_json::Value {
         "case": d.top_case(),
         "ties": d.ties,
         "scanned": d.scanned,
+        "lists": d.lists,
         "pruned": d.pruned,
         "total": d.total,
         "elapsed_ms": t.elapsed.as_secs_f64() * 1e3,

@@ -132,7 +132,7 @@ pub(crate) const MAX_TOLERANCE: i32 = 10_000;
 pub(crate) const MAX_SEED: i64 = 2_147_483_647;
 
 /// Every reasoner setting. The order is the UCI listing's and the genes'.
-pub static SETTINGS: [Setting; 18] = [
+pub static SETTINGS: [Setting; 19] = [
     Setting {
         name: "style",
         uci: Some("Style"),
@@ -250,6 +250,26 @@ pub static SETTINGS: [Setting; 18] = [
         set: |c, v| {
             if let Value::Int(k) = v {
                 c.reuse.k = k as usize;
+            }
+        },
+    },
+    Setting {
+        name: "probes",
+        uci: Some("Probes"),
+        file: None,
+        cli: true,
+        kind: Kind::Int {
+            min: 0,
+            max: crate::casebase::lists::MAX_LISTS as i64,
+        },
+        help: "in a case base with lists (built from 8 M boards up), the lists scanned a side: \
+               an approximate retrieval; 0 = always exact",
+        gene: None,
+        needs_revise: false,
+        get: |c| Value::Int(c.reuse.probes as i64),
+        set: |c, v| {
+            if let Value::Int(n) = v {
+                c.reuse.probes = n as usize;
             }
         },
     },

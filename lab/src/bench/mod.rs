@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use precedent::case::Planes;
 use precedent::casebase::CaseBase;
-use precedent::retrieve::{Mode, ScanLimits, Segment, kernel, scan, scan_bounded, segments};
+use precedent::retrieve::{
+    Mode, Retrieved, ScanLimits, Segment, kernel, scan, scan_bounded, scan_lists, segments,
+};
 use rayon::prelude::*;
 use shakmaty::Color;
 
@@ -83,21 +85,64 @@ pub struct BoundedReport {
     /// Queries whose bounded top-k equals the full scan's (indices and scores): all of them,
     /// or the bound is wrong.
     pub identical: usize,
+    /// Lists a side of the case base's approximate index (0: it has none).
+    pub lists: usize,
+    /// The approximate retrieval against the exact top-k, one row per number of lists probed
+    /// (none without lists).
+    pub approximate: Vec<ApproximateRow>,
+}
+
+/// The approximate retrieval ([`scan_lists`]) probing some lists a side, against the exact
+/// top-k of the same queries.
+#[derive(Clone, Debug, Serialize)]
+pub struct ApproximateRow {
+    /// Lists probed a side.
+    pub probes: usize,
+    /// Median time (ms).
+    pub median_ms: f64,
+    /// 99th percentile (ms).
+    pub p99_ms: f64,
+    /// Recall: the mean share of the returned cases at least as similar as the exact k-th best
+    /// (ties count: any of them is as good a neighbour).
+    pub recall: f64,
+    /// The lowest recall of one query.
+    pub worst_recall: f64,
+    /// Share of the queries whose best case is as similar as the exact best.
+    pub top1: f64,
+    /// Mean share of the cases scored.
+    pub scanned_share: f64,
+}
+
+/// The recall of `found` against the exact top-k `exact`: the share of its cases scoring at
+/// least the exact k-th best (1 when the exact scan found nothing).
+fn recall(found: &Retrieved, exact: &Retrieved) -> f64 {
+    let Some(cut) = exact.hits.last().map(|h| h.score) else {
+        return 1.0;
+    };
+    let good = found.hits.iter().filter(|h| h.score >= cut).count();
+    good as f64 / exact.hits.len() as f64
 }
 
 /// Times the full and the bounded scan of `cb` for each query (a board as it stands and the
-/// side to move), interleaved, with `threads` threads.
+/// side to move), interleaved, with `threads` threads; and if `cb` has lists, the approximate
+/// retrieval probing each of `probes` lists a side.
 pub fn bounded(
     cb: &CaseBase,
     queries: &[(Planes, Color)],
     k: usize,
     threads: usize,
+    probes: &[usize],
 ) -> BoundedReport {
+    let lists = cb.lists(Color::White).map_or(0, |l| l.len());
+    let probes = if lists > 0 { probes } else { &[] };
     let run = || {
         let mut full = Vec::with_capacity(queries.len());
         let mut bounded = Vec::with_capacity(queries.len());
         let mut share = 0.0;
         let mut identical = 0;
+        // Per number of probes: times, recalls, top-1 matches, scanned shares.
+        let mut approx: Vec<(Vec<f64>, Vec<f64>, usize, f64)> =
+            vec![(Vec::new(), Vec::new(), 0, 0.0); probes.len()];
         for (q, &(board, turn)) in queries.iter().enumerate() {
             let segs = segments(cb, board, turn, Mode::Normalised);
             let limits = ScanLimits {
@@ -105,6 +150,7 @@ pub fn bounded(
                 seed: q as u64,
                 deadline: None,
                 stop: None,
+                probes: 0,
             };
             let t = Instant::now();
             let a = scan(&segs, &limits);
@@ -116,10 +162,22 @@ pub fn bounded(
             if a.hits == b.hits && b.complete() {
                 identical += 1;
             }
+            for (&p, (times, recalls, top1, scanned)) in probes.iter().zip(&mut approx) {
+                let limits = ScanLimits {
+                    probes: p,
+                    ..limits
+                };
+                let t = Instant::now();
+                let c = scan_lists(&segs, &limits);
+                times.push(t.elapsed().as_secs_f64());
+                recalls.push(recall(&c, &a));
+                *top1 += usize::from(c.top_score == a.top_score);
+                *scanned += c.scanned as f64 / c.total.max(1) as f64;
+            }
         }
-        (full, bounded, share, identical)
+        (full, bounded, share, identical, approx)
     };
-    let (mut full, mut bounded, share, identical) =
+    let (mut full, mut bounded, share, identical, approx) =
         match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
             Ok(pool) => pool.install(run),
             Err(_) => run(),
@@ -132,6 +190,23 @@ pub fn bounded(
         t.get(((t.len() as f64 - 1.0) * q).round() as usize)
             .map_or(0.0, |x| x * 1e3)
     };
+    let n = queries.len().max(1) as f64;
+    let approximate = probes
+        .iter()
+        .zip(approx)
+        .map(|(&probes, (mut times, recalls, top1, scanned))| {
+            times.sort_by(f64::total_cmp);
+            ApproximateRow {
+                probes,
+                median_ms: at(&times, 0.5),
+                p99_ms: at(&times, 0.99),
+                recall: recalls.iter().sum::<f64>() / n,
+                worst_recall: recalls.iter().copied().fold(1.0, f64::min),
+                top1: top1 as f64 / n,
+                scanned_share: scanned / n,
+            }
+        })
+        .collect();
     BoundedReport {
         queries: queries.len(),
         k,
@@ -145,6 +220,8 @@ pub fn bounded(
         speedup,
         scanned_share: share / queries.len().max(1) as f64,
         identical,
+        lists,
+        approximate,
     }
 }
 
@@ -220,6 +297,7 @@ pub fn run(
                     seed: q as u64,
                     deadline: None,
                     stop: None,
+                    probes: 0,
                 },
             );
             times.push(t.elapsed().as_secs_f64());

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use precedent::case::Planes;
 use precedent::casebase::CaseBase;
+use precedent::reuse::PROBES;
 use serde::Serialize;
 use shakmaty::{Color, Position};
 
@@ -83,6 +84,10 @@ pub struct BenchArgs {
     /// Top-k of the bounded comparison.
     #[arg(long, default_value_t = 64)]
     pub k: usize,
+    /// In a case base with lists, also time the approximate retrieval probing each of these
+    /// numbers of lists a side, and measure its recall against the exact top-k.
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',', default_values_t = [PROBES / 4, PROBES, PROBES * 4])]
+    pub probes: Vec<usize>,
 }
 
 /// What `bench` measured.
@@ -140,9 +145,12 @@ pub fn measure(args: &BenchArgs, threads: usize) -> Result<BenchOutcome, EvalErr
                 patterns: args.patterns,
                 memory: args.memory,
             },
-            &positions,
-            args.k,
-            threads,
+            super::scale::Timing {
+                queries: &positions,
+                k: args.k,
+                threads,
+                probes: &args.probes,
+            },
         )
         .map_err(|e| EvalError::Other(e.to_string()))?;
         return Ok(BenchOutcome::Scale { report, threads });
@@ -173,7 +181,7 @@ pub fn measure(args: &BenchArgs, threads: usize) -> Result<BenchOutcome, EvalErr
     let mut report = scan_bench(&boards, &queries, threads, seconds);
     if args.synthetic.is_none() {
         let positions = bounded_queries(&cb, &args.queries, args.query_count)?;
-        let b = bounded(&cb, &positions, args.k, threads);
+        let b = bounded(&cb, &positions, args.k, threads, &args.probes);
         report.speedup = Some(b.speedup);
         report.bounded = Some(b);
     }
@@ -285,6 +293,7 @@ fn fmt_scan(f: &mut fmt::Formatter<'_>, report: &BenchReport) -> fmt::Result {
             b.identical,
             b.queries
         )?;
+        fmt_approximate(f, b)?;
     }
     // The raw scan treats every board as one case (a case base's distinct boards, or the
     // synthetic repetitions).
@@ -303,6 +312,27 @@ fn fmt_scan(f: &mut fmt::Formatter<'_>, report: &BenchReport) -> fmt::Result {
             r.gigabytes_per_second,
             100.0 * r.gigabytes_per_second / report.read_gigabytes_per_second,
             r.scans
+        )?;
+    }
+    Ok(())
+}
+
+/// The approximate retrieval's rows, if the case base has lists.
+fn fmt_approximate(f: &mut fmt::Formatter<'_>, b: &super::BoundedReport) -> fmt::Result {
+    if b.lists > 0 {
+        writeln!(f, "approximate retrieval, {} lists a side:", b.lists)?;
+    }
+    for r in &b.approximate {
+        writeln!(
+            f,
+            "  {:>5} probed: {:>7.2} ms median, {:>7.2} ms p99; recall {:.3} (worst {:.3}), top-1 {:.3}; {:.1} % of the cases scored",
+            r.probes,
+            r.median_ms,
+            r.p99_ms,
+            r.recall,
+            r.worst_recall,
+            r.top1,
+            r.scanned_share * 100.0
         )?;
     }
     Ok(())
@@ -349,7 +379,8 @@ fn fmt_scale(f: &mut fmt::Formatter<'_>, report: &ScaleReport, threads: usize) -
         r.scanned_share * 100.0,
         r.identical,
         r.queries
-    )
+    )?;
+    fmt_approximate(f, r)
 }
 
 fn fmt_search(f: &mut fmt::Formatter<'_>, report: &SearchReport) -> fmt::Result {

@@ -223,22 +223,40 @@ pub fn memory_mb() -> (f64, f64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// Builds the scaled case base from `pool`, loads it, and times exact top-`k` retrieval for
-/// each query (a board as it stands and the side to move) with `threads` threads.
+/// How the scaled case base's retrieval is timed.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing<'a> {
+    /// The queries: a board as it stands and the side to move.
+    pub queries: &'a [(Planes, Color)],
+    /// Top-k.
+    pub k: usize,
+    /// Threads of the retrieval.
+    pub threads: usize,
+    /// Lists probed a side by the approximate retrieval, if the file has lists (one timing
+    /// each).
+    pub probes: &'a [usize],
+}
+
+/// Builds the scaled case base from `pool`, loads it, and times exact top-k retrieval (and the
+/// approximate one if it has lists) as `timing` says.
 pub fn run(
     pool: &CaseBase,
     cases: u64,
     out: &Path,
     how: Scaling,
-    queries: &[(Planes, Color)],
-    k: usize,
-    threads: usize,
+    timing: Timing<'_>,
 ) -> Result<ScaleReport, CaseBaseError> {
+    let Timing {
+        queries,
+        k,
+        threads,
+        probes,
+    } = timing;
     let build = build_scaled(pool, cases, out, how)?;
     let started = Instant::now();
     let cb = CaseBase::open(out)?;
     let load_seconds = started.elapsed().as_secs_f64();
-    let retrieval = bounded(&cb, queries, k, threads);
+    let retrieval = bounded(&cb, queries, k, threads, probes);
     let (rss_mb, peak_rss_mb) = memory_mb();
     Ok(ScaleReport {
         file: out.to_path_buf(),

@@ -1,4 +1,5 @@
-//! The scan's kernels: the instructions that score a batch of boards against a query.
+//! The scan's kernels: the instructions that score a batch of boards against a query (the
+//! retrieval's scans, and the build's lists, which compare every board with their centroids).
 //!
 //! Three kernels give the same scores ([`crate::case::similarity`]): a portable one, one for
 //! AVX-512 with its per-word population count (`VPOPCNTDQ`), and one for AVX2, which has no
