@@ -8,13 +8,13 @@
 //! (the recall against the exact top k).
 //!
 //! The centroids are trained by k-means in the similarity's own terms, on a sample of the
-//! side's boards (every n-th, about [`SAMPLE_A_LIST`] a list): the sample's boards join their
+//! side's boards (every n-th, about 40 a list): the sample's boards join their
 //! most similar centroid, and each centroid then takes, square by square, the piece (or
 //! emptiness) whose summed per-square score against its members' pieces there is highest.
 //! Since the similarity is a sum over squares, that centroid is the board most similar to its
 //! members in total, so each round raises the sample's summed similarity to its centroids (or
 //! leaves it), as k-means does for squared distances. Every board is then assigned with the
-//! scan's kernel, past [`GROUPED_FROM`] lists through groups of centroids ([`Quantizer`]); each
+//! scan's kernel, past 512 lists through groups of centroids (`Quantizer`); each
 //! list's boards are copied together, so a query reads a list as one run of memory. Measured in
 //! `docs/scaling.md` (lists in the engine). The lists are built once, with the case base, from [`LISTS_FROM`] boards up
 //! (`build --lists` sets another count, or none); a file built without them is scanned exactly.
