@@ -216,8 +216,9 @@ impl Header {
             clocks_off: u64_at(216),
             controls_off: u64_at(224),
             timed: u64_at(232),
-            lists_off: u64_at(240),
-            lists: u64_at(248),
+            // Reserved (zero) before version 6.
+            lists_off: if version >= 6 { u64_at(240) } else { 0 },
+            lists: if version >= 6 { u64_at(248) } else { 0 },
         }
     }
 }

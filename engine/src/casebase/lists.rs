@@ -21,6 +21,7 @@
 
 use std::io;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use shakmaty::Color;
@@ -43,17 +44,18 @@ const SAMPLE_A_LIST: usize = 40;
 const ROUNDS: usize = 6;
 
 /// Boards assigned per parallel step of the final assignment (a 2 MB read).
-const ASSIGN_CHUNK: usize = 1 << 16;
+pub(crate) const ASSIGN_CHUNK: usize = 1 << 16;
 
 /// Lists a side of `boards` distinct boards gets by default: the power of two nearest √boards
-/// (4,096 at 25 M), at least one.
+/// (4,096 at 25 M), at least one; between 2^k and 2^(k+1), the larger from boards ≥ 2^(2k+1)
+/// (where √boards is as far from both in ratio).
 pub fn lists_for(boards: usize) -> usize {
-    let root = (boards as f64).sqrt();
-    if root < 1.0 {
+    if boards < 2 {
         return 1;
     }
-    let below = 1usize << root.log2().floor() as u32;
-    if root / below as f64 > (2 * below) as f64 / root {
+    // The largest power of two whose square is at most `boards`.
+    let below = 1usize << ((usize::BITS - 1 - boards.leading_zeros()) / 2);
+    if boards >= 2 * below * below {
         2 * below
     } else {
         below
@@ -93,9 +95,9 @@ impl<'a> Lists<'a> {
 
     /// What is wrong with these lists of the side whose boards are `side` (`occ`: the case
     /// base's occurrence table), if anything: starts that do not run from 0 to the side's boards
-    /// in order, a member outside the side, case counts that do not add up to the side's cases.
-    /// (A copied board that differs from its original would only be scored wrongly; the file's
-    /// checksum guards against damage.)
+    /// in order, a member outside the side or listed twice, a list's case count that is not its
+    /// boards'. (A copied board that differs from its original would only be scored wrongly; the
+    /// file's checksum guards against damage, these checks against a file rewritten by hand.)
     pub(crate) fn inconsistent(&self, side: Range<usize>, occ: &[u32]) -> Option<&'static str> {
         let n = side.len() as u64;
         if self.starts.first() != Some(&0)
@@ -108,9 +110,27 @@ impl<'a> Lists<'a> {
         if !self.members.par_iter().all(|&m| (lo..hi).contains(&m)) {
             return Some("a list member lies outside its side's boards");
         }
-        let cases: u64 = self.cases.iter().map(|&c| u64::from(c)).sum();
-        if cases != u64::from(occ[side.end] - occ[side.start]) {
-            return Some("the lists' case counts do not add up to their side's cases");
+        // Each board once: a board listed twice would vote twice.
+        let seen: Vec<AtomicU64> = (0..side.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        let once = self.members.par_iter().all(|&m| {
+            let i = m as usize - side.start;
+            let bit = 1u64 << (i % 64);
+            seen[i / 64].fetch_or(bit, Ordering::Relaxed) & bit == 0
+        });
+        if !once {
+            return Some("a board is listed twice");
+        }
+        let counted = (0..self.len()).into_par_iter().all(|l| {
+            let cases: u64 = self.members[self.range(l)]
+                .iter()
+                .map(|&m| u64::from(occ[m as usize + 1] - occ[m as usize]))
+                .sum();
+            cases == u64::from(self.cases[l])
+        });
+        if !counted {
+            return Some("a list's case count is not its boards' cases");
         }
         None
     }
@@ -184,13 +204,7 @@ pub(crate) fn build(
             of.par_extend(chunk.par_iter().map(|b| quantizer.nearest(kernel, b)));
         })?;
         // Counting sort of the side's boards by list, each list in board order.
-        let mut starts = vec![0u32; lists + 1];
-        for &l in &of {
-            starts[l as usize + 1] += 1;
-        }
-        for l in 0..lists {
-            starts[l + 1] += starts[l];
-        }
+        let starts = starts_of(of.iter().copied(), lists);
         let mut next = starts.clone();
         let mut members = vec![0u32; n];
         for (i, &l) in of.iter().enumerate() {
@@ -251,6 +265,19 @@ fn copy_in_list_order(
     Ok(())
 }
 
+/// Where each of `lists` lists starts when items are sorted by list (`of`: each item's list),
+/// one more entry at the end: a counting sort's offsets.
+fn starts_of(of: impl Iterator<Item = u32>, lists: usize) -> Vec<u32> {
+    let mut starts = vec![0u32; lists + 1];
+    for l in of {
+        starts[l as usize + 1] += 1;
+    }
+    for l in 0..lists {
+        starts[l + 1] += starts[l];
+    }
+    starts
+}
+
 /// About `want` boards of `side`, every n-th.
 fn sample(
     source: &mut dyn Chunks<Planes>,
@@ -292,8 +319,8 @@ const GROUPS_PROBED: usize = 8;
 
 /// Finds a board's list: its most similar centroid, among all of them when there are few; with
 /// many, among the centroids of the [`GROUPS_PROBED`] groups (clusters of centroids, trained
-/// like the lists) whose own centroids are most similar to the board, about 15 times fewer
-/// comparisons at 8,192 lists. That is itself approximate (a board may miss a slightly more
+/// like the lists) whose own centroids are most similar to the board: at 8,192 lists, 128
+/// groups and about 8 × 64 of their centroids, some 640 comparisons instead of 8,192. That is itself approximate (a board may miss a slightly more
 /// similar centroid in another group); the recall `bench` measures includes it.
 struct Quantizer {
     /// The centroids, grouped: group `g`'s are `centroids[starts[g]..starts[g + 1]]`.
@@ -301,7 +328,7 @@ struct Quantizer {
     /// The groups' own centroids (none: every centroid is scored).
     groups: Vec<Planes>,
     /// Where each group's centroids start, one more entry at the end.
-    starts: Vec<usize>,
+    starts: Vec<u32>,
 }
 
 impl Quantizer {
@@ -309,7 +336,7 @@ impl Quantizer {
     fn new(kernel: ScoreFn, centroids: Vec<Planes>) -> Quantizer {
         if centroids.len() < GROUPED_FROM {
             return Quantizer {
-                starts: vec![0, centroids.len()],
+                starts: vec![0, centroids.len() as u32],
                 centroids,
                 groups: Vec::new(),
             };
@@ -320,13 +347,7 @@ impl Quantizer {
             .map(|c| (nearest(kernel, c, &groups), *c))
             .collect();
         of.sort_by_key(|&(g, _)| g);
-        let mut starts = vec![0usize; groups.len() + 1];
-        for &(g, _) in &of {
-            starts[g as usize + 1] += 1;
-        }
-        for g in 0..groups.len() {
-            starts[g + 1] += starts[g];
-        }
+        let starts = starts_of(of.iter().map(|&(g, _)| g), groups.len());
         Quantizer {
             centroids: of.into_iter().map(|(_, c)| c).collect(),
             groups,
@@ -357,7 +378,7 @@ impl Quantizer {
         }
         let (mut top, mut found) = (0u16, u32::MAX);
         for &(_, g) in best.iter().filter(|(_, g)| *g != u32::MAX) {
-            let range = self.starts[g as usize]..self.starts[g as usize + 1];
+            let range = self.starts[g as usize] as usize..self.starts[g as usize + 1] as usize;
             for (c, chunk) in self.centroids[range.clone()].chunks(BATCH).enumerate() {
                 kernel(board, chunk, &mut scores);
                 for (i, &s) in scores[..chunk.len()].iter().enumerate() {
@@ -367,6 +388,10 @@ impl Quantizer {
                     }
                 }
             }
+        }
+        // The probed groups were all empty (k-means can leave a group without centroids).
+        if found == u32::MAX {
+            return nearest(kernel, board, &self.centroids);
         }
         found
     }
@@ -382,13 +407,14 @@ fn train(kernel: ScoreFn, sample: &[Planes], lists: usize) -> Vec<Planes> {
     let step = sample.len() / lists;
     let mut centroids: Vec<Planes> = (0..lists).map(|l| sample[l * step]).collect();
     let table = code_scores();
+    let mut counts = vec![[[0u32; 16]; 64]; lists];
     for _ in 0..ROUNDS {
         let of: Vec<u32> = sample
             .par_iter()
             .map(|b| nearest(kernel, b, &centroids))
             .collect();
         // How often each code stands on each square among each list's members.
-        let mut counts = vec![[[0u32; 16]; 64]; lists];
+        counts.iter_mut().for_each(|c| *c = [[0u32; 16]; 64]);
         for (board, &l) in sample.iter().zip(&of) {
             let codes = codes(board);
             for (sq, &c) in codes.iter().enumerate() {
@@ -590,6 +616,28 @@ mod tests {
             ));
         }
         assert!(own * 100 >= best * 97, "{own} against {best}");
+    }
+
+    #[test]
+    fn a_board_whose_nearest_groups_are_empty_joins_its_nearest_centroid() {
+        let mut rng = StdRng::seed_from_u64(6);
+        let board = random_planes(&mut rng, 12);
+        let centroids: Vec<Planes> = (0..20).map(|_| random_planes(&mut rng, 20)).collect();
+        // Eight groups identical to the board hold no centroid; the ninth holds them all.
+        let mut groups = vec![board; GROUPS_PROBED];
+        groups.push(random_planes(&mut rng, 2));
+        let mut starts = vec![0u32; GROUPS_PROBED + 1];
+        starts.push(centroids.len() as u32);
+        let quantizer = Quantizer {
+            centroids: centroids.clone(),
+            groups,
+            starts,
+        };
+        let kernel = kernel::score_fn();
+        assert_eq!(
+            quantizer.nearest(kernel, &board),
+            nearest(kernel, &board, &centroids)
+        );
     }
 
     #[test]

@@ -930,10 +930,14 @@ fn check_sections(
         let parts = header
             .lists_parts()
             .ok_or_else(|| corrupt("list sizes overflow".into()))?;
-        for ((off, bytes), what) in parts
-            .into_iter()
-            .zip(["centroid", "list start", "list member"])
-        {
+        let names = [
+            "centroid",
+            "list start",
+            "list case",
+            "list member",
+            "listed board",
+        ];
+        for ((off, bytes), what) in parts.into_iter().zip(names) {
             section(what, off, bytes / 4, 4)?;
         }
     }

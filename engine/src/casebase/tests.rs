@@ -589,6 +589,25 @@ fn lists_whose_member_leaves_its_side_or_whose_count_is_absurd_are_refused() {
         "{}",
         load_err(&absurd)
     );
+    // A section that runs past the file's end, a board listed twice: refused.
+    let past = resealed(&bytes, |b| {
+        let end = (b.len() - 16 - 64) as u64;
+        b[240..248].copy_from_slice(&end.to_le_bytes());
+    });
+    assert!(
+        load_err(&past).contains("section lies outside the file"),
+        "{}",
+        load_err(&past)
+    );
+    let twice = resealed(&bytes, |b| {
+        let first: [u8; 4] = b[at..at + 4].try_into().expect("4 bytes");
+        b[at + 4..at + 8].copy_from_slice(&first);
+    });
+    assert!(
+        load_err(&twice).contains("a board is listed twice"),
+        "{}",
+        load_err(&twice)
+    );
     // Without lists, nothing is listed.
     let plain = built_with(dir.path(), pgn, BuildOptions::default());
     assert!(plain.lists(Color::White).is_none());

@@ -113,7 +113,7 @@ impl<T: bytemuck::Pod> Chunks<T> for Part<T> {
         match self {
             Part::Memory(v) => (&mut &v[..]).each_chunk(range, f),
             Part::Disk(spill) => {
-                const CHUNK: usize = 1 << 16;
+                const CHUNK: usize = lists::ASSIGN_CHUNK;
                 let size = size_of::<T>() as u64;
                 let mut file = io::BufReader::with_capacity(1 << 20, spill.reopen()?);
                 file.seek(io::SeekFrom::Start(range.start as u64 * size))?;
@@ -742,10 +742,9 @@ impl CaseBaseWriter {
             return Ok(None);
         }
         clock.start("lists");
-        let mut copies = match &cases.boards {
-            Part::Memory(_) => Part::Memory(Vec::with_capacity(boards)),
-            Part::Disk(_) => Part::Disk(Spill::new(&out_dir(&self.out))?),
-        };
+        // The copies go to disk even from an in-memory build: its budget did not plan 32 more
+        // bytes a board.
+        let mut copies = Part::Disk(Spill::new(&out_dir(&self.out))?);
         let built = lists::build(
             &mut cases.boards,
             &mut cases.occ,

@@ -307,8 +307,35 @@ impl TopK {
 
     /// Scores boards `range` of `seg` and offers the cases of those that can enter.
     fn scan(&mut self, kernel: ScoreFn, seg: &Segment<'_>, range: Range<usize>) {
+        let start = range.start;
+        self.offer_boards(kernel, seg, &seg.boards[range.clone()], |i| start + i);
+        self.scanned += seg.cases(range.start, range.end).len() as u64;
+    }
+
+    /// Scores list `l` of `lists` (of `seg`'s boards) and offers the cases of the boards that
+    /// can enter.
+    fn scan_list(&mut self, kernel: ScoreFn, seg: &Segment<'_>, lists: &Lists<'_>, l: usize) {
+        let range = lists.range(l);
+        let members = &lists.members[range.clone()];
+        // Members were checked to lie within their side when the file was opened.
+        self.offer_boards(kernel, seg, &lists.boards[range], |i| {
+            members[i] as usize - seg.offset
+        });
+        self.scanned += u64::from(lists.cases[l]);
+        self.lists += 1;
+    }
+
+    /// Scores `boards` against `seg`'s query and offers the cases of those that can enter,
+    /// `board(i)` being the index in `seg` of `boards[i]`.
+    #[inline(always)]
+    fn offer_boards(
+        &mut self,
+        kernel: ScoreFn,
+        seg: &Segment<'_>,
+        boards: &[Planes],
+        board: impl Fn(usize) -> usize,
+    ) {
         let mut scores = [0u16; BATCH];
-        let boards = &seg.boards[range.clone()];
         for (b, batch) in boards.chunks(BATCH).enumerate() {
             kernel(&seg.query, batch, &mut scores);
             // Most batches hold no board that can enter: one vectorised maximum rules them out.
@@ -316,44 +343,15 @@ impl TopK {
             if u32::from(best) < self.threshold {
                 continue;
             }
-            let base = range.start + b * BATCH;
             for (i, &s) in scores[..batch.len()].iter().enumerate() {
                 if u32::from(s) >= self.threshold {
-                    for case in seg.cases(base + i, base + i + 1) {
+                    let at = board(b * BATCH + i);
+                    for case in seg.cases(at, at + 1) {
                         self.offer(case, u32::from(s));
                     }
                 }
             }
         }
-        self.scanned += seg.cases(range.start, range.end).len() as u64;
-    }
-}
-
-impl TopK {
-    /// Scores list `l` of `lists` (of `seg`'s boards) and offers the cases of the boards that
-    /// can enter.
-    fn scan_list(&mut self, kernel: ScoreFn, seg: &Segment<'_>, lists: &Lists<'_>, l: usize) {
-        let mut scores = [0u16; BATCH];
-        let range = lists.range(l);
-        let members = &lists.members[range.clone()];
-        for (b, batch) in lists.boards[range].chunks(BATCH).enumerate() {
-            kernel(&seg.query, batch, &mut scores);
-            let best = scores[..batch.len()].iter().fold(0, |m, &s| m.max(s));
-            if u32::from(best) < self.threshold {
-                continue;
-            }
-            for (i, &s) in scores[..batch.len()].iter().enumerate() {
-                if u32::from(s) >= self.threshold {
-                    // Members were checked to lie within their side when the file was opened.
-                    let board = members[b * BATCH + i] as usize - seg.offset;
-                    for case in seg.cases(board, board + 1) {
-                        self.offer(case, u32::from(s));
-                    }
-                }
-            }
-        }
-        self.scanned += u64::from(lists.cases[l]);
-        self.lists += 1;
     }
 }
 

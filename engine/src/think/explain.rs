@@ -339,9 +339,8 @@ fn decision(d: &Decision) -> Vec<String> {
     out
 }
 
-/// " (N ruled out by their material)" when a bounded retrieval skipped cases, else nothing.
-/// What the scan left out: cases ruled out by their material (exact), or the lists it did
-/// not probe (approximate).
+/// How the scan was cut short: " (approximate: N lists)" when it probed lists, " (N ruled out
+/// by their material)" when a bounded retrieval skipped cases, else nothing.
 fn ruled_out(pruned: u64, lists: u64) -> String {
     if lists > 0 {
         format!(" (approximate: {lists} lists)")
