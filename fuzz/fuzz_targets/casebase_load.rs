@@ -5,10 +5,10 @@
 
 use libfuzzer_sys::fuzz_target;
 use precedent::casebase::CaseBase;
-use precedent::adapt::{ReuseConfig, reuse};
+use precedent::reuse::{ReuseConfig, reuse};
 use precedent::search::Limits;
 
-use precedent::board::Planes;
+use precedent::case::Planes;
 use precedent::retrieve::{Mode, ScanLimits, scan, scan_bounded, scan_lists, segments};
 use shakmaty::{CastlingMode, Chess, Color, Position};
 

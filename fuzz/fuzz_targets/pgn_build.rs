@@ -26,6 +26,10 @@ fuzz_target!(|data: &[u8]| {
         out: out.clone(),
         options: Default::default(),
         strict: false,
+        judge: None,
+        fit: None,
+        fit_errors: None,
+        memory: precedent::casebase::MEMORY,
     };
     if let Ok(summary) = build(&config, &mut |_| {}) {
         let cb = match CaseBase::open(&out) {
