@@ -88,6 +88,18 @@ impl<'a> Lists<'a> {
         self.centroids.is_empty()
     }
 
+    /// Side `s`'s lists (0 White's, 1 Black's), `self` holding both sides' arrays as the file
+    /// lays them out with `lists` a side, the side's boards being `boards` of the case base.
+    pub(crate) fn side(&self, lists: usize, s: usize, boards: Range<usize>) -> Lists<'a> {
+        Lists {
+            centroids: &self.centroids[s * lists..(s + 1) * lists],
+            starts: &self.starts[s * (lists + 1)..(s + 1) * (lists + 1)],
+            cases: &self.cases[s * lists..(s + 1) * lists],
+            members: &self.members[boards.clone()],
+            boards: &self.boards[boards],
+        }
+    }
+
     /// The places (in [`Lists::members`] and [`Lists::boards`]) of list `l`'s boards.
     pub fn range(&self, l: usize) -> Range<usize> {
         self.starts[l] as usize..self.starts[l + 1] as usize
@@ -296,18 +308,23 @@ fn sample(
 
 /// The index of the centroid most similar to `board` (the first of equals).
 fn nearest(kernel: ScoreFn, board: &Planes, centroids: &[Planes]) -> u32 {
+    best_of(kernel, board, centroids).map_or(0, |(_, at)| at)
+}
+
+/// The score and index of the centroid most similar to `board` (the first of equals); `None`
+/// without centroids.
+fn best_of(kernel: ScoreFn, board: &Planes, centroids: &[Planes]) -> Option<(u16, u32)> {
     let mut scores = [0u16; BATCH];
-    let (mut best, mut at) = (0u16, 0u32);
+    let mut best: Option<(u16, u32)> = None;
     for (c, chunk) in centroids.chunks(BATCH).enumerate() {
         kernel(board, chunk, &mut scores);
         for (i, &s) in scores[..chunk.len()].iter().enumerate() {
-            if s > best || (c == 0 && i == 0) {
-                best = s;
-                at = (c * BATCH + i) as u32;
+            if best.is_none_or(|(top, _)| s > top) {
+                best = Some((s, (c * BATCH + i) as u32));
             }
         }
     }
-    at
+    best
 }
 
 /// Lists from which a board is assigned through groups of centroids ([`Quantizer`]): below, all
@@ -376,24 +393,19 @@ impl Quantizer {
                 }
             }
         }
-        let (mut top, mut found) = (0u16, u32::MAX);
+        // The best centroid of the probed groups (the lowest index of equals).
+        let mut found: Option<(u16, u32)> = None;
         for &(_, g) in best.iter().filter(|(_, g)| *g != u32::MAX) {
             let range = self.starts[g as usize] as usize..self.starts[g as usize + 1] as usize;
-            for (c, chunk) in self.centroids[range.clone()].chunks(BATCH).enumerate() {
-                kernel(board, chunk, &mut scores);
-                for (i, &s) in scores[..chunk.len()].iter().enumerate() {
-                    let at = (range.start + c * BATCH + i) as u32;
-                    if found == u32::MAX || s > top || (s == top && at < found) {
-                        (top, found) = (s, at);
-                    }
+            if let Some((s, i)) = best_of(kernel, board, &self.centroids[range.clone()]) {
+                let at = range.start as u32 + i;
+                if found.is_none_or(|(top, was)| s > top || (s == top && at < was)) {
+                    found = Some((s, at));
                 }
             }
         }
         // The probed groups were all empty (k-means can leave a group without centroids).
-        if found == u32::MAX {
-            return nearest(kernel, board, &self.centroids);
-        }
-        found
+        found.map_or_else(|| nearest(kernel, board, &self.centroids), |(_, at)| at)
     }
 }
 
@@ -563,13 +575,14 @@ mod tests {
         assert_eq!((built.lists, built.centroids.len()), (16, 32));
         let kernel = kernel::score_fn();
         for (s, side) in [0..white, white..boards.len()].into_iter().enumerate() {
-            let lists = Lists {
-                centroids: &built.centroids[s * 16..(s + 1) * 16],
-                starts: &built.starts[s * 17..(s + 1) * 17],
-                cases: &built.cases[s * 16..(s + 1) * 16],
-                members: &built.members[side.clone()],
-                boards: &copied[side.clone()],
+            let both = Lists {
+                centroids: &built.centroids,
+                starts: &built.starts,
+                cases: &built.cases,
+                members: &built.members,
+                boards: &copied,
             };
+            let lists = both.side(16, s, side.clone());
             assert_eq!(lists.inconsistent(side.clone(), &occ), None);
             for l in 0..16 {
                 assert_eq!(lists.cases[l] as usize, 2 * lists.range(l).len());

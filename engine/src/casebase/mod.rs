@@ -529,20 +529,18 @@ impl CaseBase {
             return None;
         }
         let [centroids, starts, cases, members, copies] = self.header.lists_parts()?;
-        let centroids: &[Planes] = self.section(centroids.0, 2 * n as u64);
-        let starts: &[u32] = self.section(starts.0, 2 * (n as u64 + 1));
-        let cases: &[u32] = self.section(cases.0, 2 * n as u64);
-        let members: &[u32] = self.section(members.0, self.header.boards);
-        let copies: &[Planes] = self.section(copies.0, self.header.boards);
-        let s = usize::from(side == Color::Black);
-        let side = self.board_segment(side);
-        Some(lists::Lists {
-            centroids: &centroids[s * n..(s + 1) * n],
-            starts: &starts[s * (n + 1)..(s + 1) * (n + 1)],
-            cases: &cases[s * n..(s + 1) * n],
-            members: &members[side.clone()],
-            boards: &copies[side],
-        })
+        let both = lists::Lists {
+            centroids: self.section(centroids.0, 2 * n as u64),
+            starts: self.section(starts.0, 2 * (n as u64 + 1)),
+            cases: self.section(cases.0, 2 * n as u64),
+            members: self.section(members.0, self.header.boards),
+            boards: self.section(copies.0, self.header.boards),
+        };
+        Some(both.side(
+            n,
+            usize::from(side == Color::Black),
+            self.board_segment(side),
+        ))
     }
 
     /// What is wrong with the lists, if anything.

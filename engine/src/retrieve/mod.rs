@@ -305,6 +305,23 @@ impl TopK {
         self
     }
 
+    /// What the scan found: its hits, best first, `pruned` cases left out by a bound, the time
+    /// since `started`.
+    fn finish(self, pruned: u64, segments: &[Segment<'_>], started: Instant) -> Retrieved {
+        let mut hits = self.hits;
+        hits.sort_unstable_by_key(Hit::rank);
+        Retrieved {
+            hits,
+            scanned: self.scanned,
+            pruned,
+            total: segments.iter().map(Segment::case_count).sum(),
+            lists: self.lists,
+            top_score: self.top_score,
+            ties_at_top: self.ties_at_top,
+            elapsed: started.elapsed(),
+        }
+    }
+
     /// Scores boards `range` of `seg` and offers the cases of those that can enter.
     fn scan(&mut self, kernel: ScoreFn, seg: &Segment<'_>, range: Range<usize>) {
         let start = range.start;
@@ -385,18 +402,7 @@ fn scan_using(kernel: ScoreFn, segments: &[Segment<'_>], limits: &ScanLimits<'_>
             },
         )
         .reduce(|| TopK::new(limits.k, limits.seed), TopK::merge);
-    let mut hits = top.hits;
-    hits.sort_unstable_by_key(Hit::rank);
-    Retrieved {
-        hits,
-        scanned: top.scanned,
-        pruned: 0,
-        total: segments.iter().map(Segment::case_count).sum(),
-        lists: 0,
-        top_score: top.top_score,
-        ties_at_top: top.ties_at_top,
-        elapsed: started.elapsed(),
-    }
+    top.finish(0, segments, started)
 }
 
 /// Distinct boards from which [`scan_bounded`] is faster than [`scan`] on two threads: measured
@@ -450,7 +456,6 @@ fn scan_bounded_using(
     limits: &ScanLimits<'_>,
 ) -> Retrieved {
     let started = Instant::now();
-    let total: u64 = segments.iter().map(Segment::case_count).sum();
     let (units, bounds) = buckets_with_bounds(segments);
     let cases_of =
         |(s, boards): &Run| segments[*s as usize].cases(boards.start, boards.end).len() as u64;
@@ -500,18 +505,7 @@ fn scan_bounded_using(
         }
         top = top.merge(scan_runs(kernel, segments, limits, &runs, f, false));
     }
-    let mut hits = top.hits;
-    hits.sort_unstable_by_key(Hit::rank);
-    Retrieved {
-        hits,
-        scanned: top.scanned,
-        pruned,
-        total,
-        lists: 0,
-        top_score: top.top_score,
-        ties_at_top: top.ties_at_top,
-        elapsed: started.elapsed(),
-    }
+    top.finish(pruned, segments, started)
 }
 
 /// Every bucket of `segments` as a run of boards, with its material bound against the query (a
@@ -651,18 +645,7 @@ fn scan_lists_using(
             },
         )
         .reduce(|| TopK::new(limits.k, limits.seed), TopK::merge);
-    let mut hits = top.hits;
-    hits.sort_unstable_by_key(Hit::rank);
-    Retrieved {
-        hits,
-        scanned: top.scanned,
-        pruned: 0,
-        total: segments.iter().map(Segment::case_count).sum(),
-        lists: top.lists,
-        top_score: top.top_score,
-        ties_at_top: top.ties_at_top,
-        elapsed: started.elapsed(),
-    }
+    top.finish(0, segments, started)
 }
 
 #[cfg(test)]

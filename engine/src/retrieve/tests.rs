@@ -361,7 +361,14 @@ fn listed_segments<'a>(
     (built, copies): &'a Listed,
     query: Planes,
 ) -> Vec<Segment<'a>> {
-    let (n, half, l) = (boards.len(), boards.len() / 2, built.lists);
+    let (n, half) = (boards.len(), boards.len() / 2);
+    let both = Lists {
+        centroids: &built.centroids,
+        starts: &built.starts,
+        cases: &built.cases,
+        members: &built.members,
+        boards: copies,
+    };
     [0..half, half..n]
         .into_iter()
         .enumerate()
@@ -371,13 +378,7 @@ fn listed_segments<'a>(
             occ: Some(occ),
             buckets: &[],
             query,
-            lists: Some(Lists {
-                centroids: &built.centroids[s * l..(s + 1) * l],
-                starts: &built.starts[s * (l + 1)..(s + 1) * (l + 1)],
-                cases: &built.cases[s * l..(s + 1) * l],
-                members: &built.members[side.clone()],
-                boards: &copies[side],
-            }),
+            lists: Some(both.side(built.lists, s, side)),
         })
         .collect()
 }
