@@ -51,6 +51,9 @@ enum Command {
     /// Compare `eval --outcomes` runs on the same positions: matching, paired differences,
     /// blunders, and a chart.
     SideBySide(cmd::sidebyside::Args),
+    /// The people's scale: players rated from their games against anchors (`scale games`),
+    /// strength read from judged moves and validated on engines of known rating (`scale moves`).
+    Scale(cmd::scale::Args),
     /// The old spelling of `fit eval`, kept for scripts.
     #[command(hide = true)]
     FitEval(precedent_lab::fit::eval::EvalFitArgs),
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Some(Command::Frontier(args)) => cmd::frontier::run_cmd(args),
         Some(Command::Bench(args)) => cmd::bench::run(args),
         Some(Command::SideBySide(args)) => cmd::sidebyside::run(args),
+        Some(Command::Scale(args)) => cmd::scale::run(args),
         Some(Command::Players(args)) => cmd::players::run(args),
         Some(Command::Who(args)) => cmd::who::run(args),
         Some(Command::Serve(args)) => cmd::serve::run(args),

@@ -502,3 +502,96 @@ fn judged_runs_carry_their_losses_and_side_by_side_pairs_and_charts_them() {
         "{e}"
     );
 }
+
+#[test]
+fn the_judge_cache_gives_the_judges_own_values_and_refuses_a_damaged_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = one_game_casebase(dir.path());
+    let engine = common::scorer_engine(dir.path());
+    let engine = engine.to_str().expect("path");
+    let held = dir.path().join("held.pgn");
+    std::fs::write(&held, GAME.replace("example.org/g2", "example.org/g9")).expect("write");
+    let cache = dir.path().join("judge.jsonl");
+    let cache_arg = cache.to_str().expect("path");
+    let judged = |outcomes: &std::path::Path, extra: &[&str]| {
+        let mut a = vec![
+            "--k",
+            "1",
+            "--outcomes",
+            outcomes.to_str().expect("path"),
+            "--judge",
+            engine,
+            "--judge-limit",
+            "depth=1",
+        ];
+        a.extend_from_slice(extra);
+        eval_retrieval(&held, &cb, &a)
+    };
+    let plain = dir.path().join("plain.jsonl");
+    let first = dir.path().join("first.jsonl");
+    let again = dir.path().join("again.jsonl");
+    let r0 = judged(&plain, &[]);
+    let r1 = judged(&first, &["--judge-cache", cache_arg]);
+    let lines = |p: &std::path::Path| std::fs::read_to_string(p).expect("outcomes");
+    // The same values with the cache as without it; each line has the position's value, the
+    // mover's rating and the ply; and the cache holds each position's value and its move's.
+    assert_eq!(lines(&plain), lines(&first));
+    assert!(r0["mean_score_loss"].is_f64(), "{r0}");
+    assert_eq!(r0["mean_score_loss"], r1["mean_score_loss"]);
+    let first_line: serde_json::Value =
+        serde_json::from_str(lines(&first).lines().next().expect("a line")).expect("json");
+    assert!(first_line["value"].is_i64(), "{first_line}");
+    assert_eq!(first_line["elo"], 1650);
+    assert_eq!(first_line["ply"], 0);
+    let kept = lines(&cache);
+    // 11 positions, the engine's move the human's in each (k 1 on its own game): 22 judgements.
+    assert_eq!(kept.lines().count(), 22, "{kept}");
+    // A second run reads the cache and searches nothing new: every value comes from the file
+    // (here altered, to show that it is the file's value that is used).
+    let altered: String = kept
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("a judgement");
+            v["value"] = (v["value"].as_i64().expect("value") + 7).into();
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(&cache, &altered).expect("write");
+    judged(&again, &["--judge-cache", cache_arg]);
+    assert_eq!(lines(&cache), altered, "nothing appended");
+    assert_ne!(lines(&again), lines(&first));
+    // A last line cut short (a run stopped while writing) is left out; a damaged line
+    // elsewhere is refused, naming the file and the line.
+    std::fs::write(&cache, format!("{kept}{{\"judge\":\"x")).expect("write");
+    judged(&again, &["--judge-cache", cache_arg]);
+    assert_eq!(lines(&plain), lines(&again));
+    // A run that searches again (half the judgements gone) cuts the torn line before it
+    // appends, and the file reads whole.
+    let half: Vec<&str> = kept.lines().take(11).collect();
+    std::fs::write(&cache, format!("{}\n{{\"judge\":\"x", half.join("\n"))).expect("write");
+    judged(&again, &["--judge-cache", cache_arg]);
+    assert_eq!(lines(&plain), lines(&again));
+    assert_eq!(lines(&cache).lines().count(), 22);
+    judged(&again, &["--judge-cache", cache_arg]);
+    assert_eq!(lines(&cache).lines().count(), 22, "nothing new");
+    std::fs::write(&cache, format!("not json\n{kept}")).expect("write");
+    let out = run(&[
+        "eval",
+        "--pgn",
+        held.to_str().expect("path"),
+        "--casebase",
+        &cb,
+        "--revise",
+        "false",
+        "--judge",
+        engine,
+        "--judge-cache",
+        cache_arg,
+    ]);
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(
+        e.contains("judge.jsonl line 1: not a judgement") && e.lines().count() == 1,
+        "{e}"
+    );
+}

@@ -12,6 +12,8 @@
 //! - [`positions`]: which positions of held-out games the commands read (the flags that select
 //!   them, the sample, the held-out split); [`stats`]: rates, paired differences and rank
 //!   correlation with their intervals, as every report gives them.
+//! - [`scale`]: the people's scale: players rated against anchors from their games, and
+//!   strength read from the moves, validated on engines of known rating.
 //! - [`tune`]: the evolution strategy for the reasoner's numbers.
 //! - [`mod@bench`]: the retrieval scan's and the search's speed.
 //! - [`reasoner`]: the reasoner's settings as the workflows take them, flags derived from the
@@ -29,6 +31,7 @@ pub mod players;
 pub mod positions;
 pub mod rating;
 pub mod reasoner;
+pub mod scale;
 pub mod sidebyside;
 pub mod stats;
 pub mod tournament;

@@ -12,6 +12,7 @@ pub mod matchcmd;
 pub mod pack;
 pub mod players;
 pub mod progress;
+pub mod scale;
 pub mod serve;
 pub mod sidebyside;
 pub mod tune;

@@ -2,8 +2,13 @@
 //! accuracy, the yardstick of Maia, KDD 2020), on positions sampled from held-out games; and
 //! how many positions of an EPD test suite it solves.
 
+mod judge;
 mod run;
 
+pub use judge::{
+    BLUNDER_CP, JudgeCache, Judged, Losses, MATE_CAP, Verdict, judge, judge_each, judge_moves,
+    judge_positions, judged_of, loss_stats, score_loss, win_probability,
+};
 pub use run::{Bars, DEFAULT_REVISE_MOVETIME_MS, EvalArgs, EvalRun};
 
 use std::collections::BTreeMap;
@@ -12,7 +17,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Move, Position};
+use shakmaty::{CastlingMode, Move};
 
 use crate::Progress;
 use crate::client::{ClientError, EngineProcess, Limit};
@@ -254,6 +259,16 @@ pub struct OutcomeLine {
     /// The judge's loss of the human's move, centipawns (with `--judge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub human_loss: Option<i32>,
+    /// The judge's value of the position to the mover, centipawns (with `--judge`): with a
+    /// loss, the expected score the move gave away ([`score_loss`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<i32>,
+    /// The mover's rating, when the game gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elo: Option<u16>,
+    /// The position's ply in its game (0 = before the first move).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ply: Option<u32>,
 }
 
 /// The outcome lines of `outcomes`, each on the sample of the same index.
@@ -271,6 +286,9 @@ pub fn outcome_lines(samples: &[Sample], outcomes: &[Outcome]) -> Vec<OutcomeLin
             rank: o.expected_rank,
             loss: None,
             human_loss: None,
+            value: None,
+            elo: s.elo,
+            ply: Some(s.ply),
         })
         .collect()
 }
@@ -718,35 +736,6 @@ mod tests {
     }
 
     #[test]
-    fn the_judge_judges_each_distinct_move_once_and_gives_each_its_loss() {
-        use shakmaty::{Position, Role, Square};
-        let pos = Chess::default();
-        let find = |from, to| {
-            pos.legal_moves()
-                .into_iter()
-                .find(|m| m.from() == Some(from) && m.to() == to && m.role() == Role::Pawn)
-                .expect("a pawn move")
-        };
-        let (e4, d4) = (find(Square::E2, Square::E4), find(Square::D2, Square::D4));
-        // Different moves: both judged, each gets its own loss.
-        assert_eq!(moves_to_judge(Some(e4), Some(d4)), vec![e4, d4]);
-        assert_eq!(
-            losses_of(Some(e4), Some(d4), &[10, 30]),
-            (Some(10), Some(30))
-        );
-        // The same move: judged once, both get its loss.
-        assert_eq!(moves_to_judge(Some(e4), Some(e4)), vec![e4]);
-        assert_eq!(losses_of(Some(e4), Some(e4), &[10]), (Some(10), Some(10)));
-        // Only one of them known.
-        assert_eq!(moves_to_judge(None, Some(d4)), vec![d4]);
-        assert_eq!(losses_of(None, Some(d4), &[30]), (None, Some(30)));
-        assert_eq!(moves_to_judge(Some(e4), None), vec![e4]);
-        assert_eq!(losses_of(Some(e4), None, &[10]), (Some(10), None));
-        assert!(moves_to_judge(None, None).is_empty());
-        assert_eq!(losses_of(None, None, &[]), (None, None));
-    }
-
-    #[test]
     fn the_log_likelihood_has_the_standard_error_of_its_mean() {
         let outcome = |p: Option<f64>| Outcome {
             matched: false,
@@ -833,6 +822,9 @@ mod tests {
             rank: Some(usize::from(!matched)),
             loss: None,
             human_loss: None,
+            value: None,
+            elo: None,
+            ply: None,
         };
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let own = vec![
@@ -881,183 +873,4 @@ mod tests {
             )
         );
     }
-}
-
-/// Move quality as an external engine judges it.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Judged {
-    /// Positions judged.
-    pub judged: u64,
-    /// Mean loss of the engine's moves against the judge's best move (centipawns).
-    pub mean_cp_loss: f64,
-    /// Share of the engine's moves losing at least [`BLUNDER_CP`] (0..=1).
-    pub blunder_rate: f64,
-    /// Mean loss of the humans' moves (centipawns), when they are known.
-    pub human_mean_cp_loss: Option<f64>,
-    /// Share of the humans' moves losing at least [`BLUNDER_CP`] (0..=1), when known.
-    pub human_blunder_rate: Option<f64>,
-}
-
-/// A loss of at least this many centipawns (mover's view) is a blunder.
-pub const BLUNDER_CP: i32 = 200;
-/// Mate scores count as this many centipawns.
-pub const MATE_CAP: i32 = 1000;
-
-/// The judge's value of playing `m` in `pos`, from the mover's side (capped at ±MATE_CAP).
-fn value_after(
-    engine: &mut EngineProcess,
-    pos: &Chess,
-    m: &Move,
-    limit: &Limit,
-) -> Result<i32, ClientError> {
-    let mut next = pos.clone();
-    next.play_unchecked(*m);
-    if next.is_checkmate() {
-        return Ok(MATE_CAP);
-    }
-    if next.is_stalemate() || next.is_insufficient_material() {
-        return Ok(0);
-    }
-    // Each judgement starts from an empty hash table, so it does not depend on what else was
-    // judged before it.
-    engine.new_game(Duration::from_secs(10))?;
-    let r = engine.go(
-        &format!("fen {}", fen_of(&next)),
-        &limit.go_args(),
-        Duration::from_secs(120),
-    )?;
-    Ok(-r.score.map_or(0, |s| s.to_cp(MATE_CAP)))
-}
-
-/// Centipawn losses of the engine's and the human's move in one position.
-/// The judge's losses of a position's engine move and human move, centipawns.
-pub type Losses = (Option<i32>, Option<i32>);
-
-/// The judge's centipawn loss of each listed move of each position: the value of the judge's
-/// best move minus the value of the move (at least 0), in the order given. Every search starts
-/// from an empty hash table, so a move's loss does not depend on what else is judged.
-pub fn judge_moves(
-    command: &str,
-    options: &[(String, String)],
-    limit: Limit,
-    positions: &[(Chess, Vec<Move>)],
-    threads: usize,
-    progress: &dyn Progress,
-) -> Result<Vec<Vec<i32>>, EvalError> {
-    progress.start(positions.len() as u64);
-    let chunk = positions.len().div_ceil(threads.max(1)).max(1);
-    let parts: Result<Vec<Vec<Vec<i32>>>, EvalError> = positions
-        .par_chunks(chunk)
-        .map(|part| {
-            let mut engine = EngineProcess::start(command, options, Duration::from_secs(10))?;
-            let mut out = Vec::with_capacity(part.len());
-            for (pos, moves) in part {
-                // Every judge search starts from an empty hash table (here and in value_after):
-                // otherwise the same human move is judged differently when the engine's moves,
-                // and so the judge's earlier searches, differ.
-                engine.new_game(Duration::from_secs(10))?;
-                let best = engine.go(
-                    &format!("fen {}", fen_of(pos)),
-                    &limit.go_args(),
-                    Duration::from_secs(120),
-                )?;
-                let best = best.score.map_or(0, |s| s.to_cp(MATE_CAP));
-                let losses = moves
-                    .iter()
-                    .map(|m| Ok((best - value_after(&mut engine, pos, m, &limit)?).max(0)))
-                    .collect::<Result<Vec<i32>, ClientError>>()?;
-                out.push(losses);
-                progress.advance(1);
-            }
-            engine.quit();
-            Ok(out)
-        })
-        .collect();
-    progress.finish();
-    Ok(parts?.into_iter().flatten().collect())
-}
-
-/// The moves of a position to judge: the engine's, then the human's unless it is the same
-/// (judged once).
-fn moves_to_judge(played: Option<Move>, human: Option<Move>) -> Vec<Move> {
-    let mut moves: Vec<Move> = played.into_iter().collect();
-    if let Some(h) = human.filter(|h| Some(*h) != played) {
-        moves.push(h);
-    }
-    moves
-}
-
-/// The engine's and the human's losses from the judge's losses `l` of [`moves_to_judge`].
-fn losses_of(played: Option<Move>, human: Option<Move>, l: &[i32]) -> Losses {
-    let engine_loss = played.and_then(|_| l.first().copied());
-    let human_loss = match (human, played) {
-        (Some(h), Some(p)) if h == p => engine_loss,
-        (Some(_), Some(_)) => l.get(1).copied(),
-        (Some(_), None) => l.first().copied(),
-        (None, _) => None,
-    };
-    (engine_loss, human_loss)
-}
-
-/// The judge's losses of the engine's and the humans' moves (when given) on `positions`, a
-/// pair a position, by an external engine: loss = value of the judge's best move − value of the
-/// move.
-pub fn judge_each(
-    command: &str,
-    options: &[(String, String)],
-    limit: Limit,
-    positions: &[(Chess, Option<Move>, Option<Move>)],
-    threads: usize,
-    progress: &dyn Progress,
-) -> Result<Vec<Losses>, EvalError> {
-    let listed: Vec<(Chess, Vec<Move>)> = positions
-        .iter()
-        .map(|(pos, played, human)| (pos.clone(), moves_to_judge(*played, *human)))
-        .collect();
-    let losses = judge_moves(command, options, limit, &listed, threads, progress)?;
-    Ok(positions
-        .iter()
-        .zip(&losses)
-        .map(|((_, played, human), l)| losses_of(*played, *human, l))
-        .collect())
-}
-
-/// The mean of `losses`, their share of blunders (a loss of [`BLUNDER_CP`] or more) and the
-/// count of blunders; `None` when there are none.
-pub fn loss_stats(losses: &[i32]) -> Option<(f64, f64, u64)> {
-    if losses.is_empty() {
-        return None;
-    }
-    let n = losses.len() as f64;
-    let mean = losses.iter().map(|&l| f64::from(l)).sum::<f64>() / n;
-    let blunders = losses.iter().filter(|&&l| l >= BLUNDER_CP).count() as u64;
-    Some((mean, blunders as f64 / n, blunders))
-}
-
-/// The mean losses and blunder rates of the losses of [`judge_each`].
-pub fn judged_of(all: &[Losses]) -> Judged {
-    let stats = |losses: Vec<i32>| loss_stats(&losses).map(|(mean, blunders, _)| (mean, blunders));
-    let engine_stats = stats(all.iter().filter_map(|a| a.0).collect());
-    let human_stats = stats(all.iter().filter_map(|a| a.1).collect());
-    Judged {
-        judged: all.iter().filter(|a| a.0.is_some()).count() as u64,
-        mean_cp_loss: engine_stats.map_or(0.0, |s| s.0),
-        blunder_rate: engine_stats.map_or(0.0, |s| s.1),
-        human_mean_cp_loss: human_stats.map(|s| s.0),
-        human_blunder_rate: human_stats.map(|s| s.1),
-    }
-}
-
-/// Centipawn loss of the engine's moves (and of the humans' moves, when given) on `positions`,
-/// judged by an external engine (see [`judge_each`]).
-pub fn judge(
-    command: &str,
-    options: &[(String, String)],
-    limit: Limit,
-    positions: &[(Chess, Option<Move>, Option<Move>)],
-    threads: usize,
-    progress: &dyn Progress,
-) -> Result<Judged, EvalError> {
-    let all = judge_each(command, options, limit, positions, threads, progress)?;
-    Ok(judged_of(&all))
 }

@@ -15,8 +15,8 @@ use precedent::think::EngineConfig;
 use shakmaty::{Chess, Move};
 
 use super::{
-    Budget, EpdReport, EvalError, Judged, Outcome, OutcomeLine, Report, compare, epd_report, judge,
-    judge_each, judged_of, report, run_engine, run_reasoner,
+    Budget, EpdReport, EvalError, JudgeCache, Judged, Outcome, OutcomeLine, Report, compare,
+    epd_report, judge, judge_each, judged_of, report, run_engine, run_reasoner,
 };
 use crate::Progress;
 use crate::client::Limit;
@@ -76,6 +76,12 @@ pub struct EvalArgs {
     /// The judge's limit per position.
     #[arg(long, default_value = "depth=12")]
     pub judge_limit: String,
+    /// Keep the judge's verdicts in FILE (JSON lines, appended) and reuse those of earlier runs
+    /// by the same judge and limit: the humans' moves, and moves other runs played, are
+    /// searched once. The same values as without it (every judgement starts from an empty
+    /// hash table).
+    #[arg(long, value_name = "FILE", requires = "judge")]
+    pub judge_cache: Option<PathBuf>,
     /// Width of the rating bands of the report (Maia's tables use 100).
     #[arg(long, default_value_t = 200, value_name = "POINTS")]
     pub band_width: u16,
@@ -347,15 +353,20 @@ impl EvalRun<'_> {
         bars: &dyn Bars,
     ) -> Result<(Judged, Option<Judged>), EvalError> {
         let limit: Limit = self.args.judge_limit.parse()?;
+        let cache = match &self.args.judge_cache {
+            Some(path) => JudgeCache::open(path, judge_cmd, &[], limit)?,
+            None => JudgeCache::none(judge_cmd, &[], limit),
+        };
         let items: Vec<(Chess, Option<Move>, Option<Move>)> = samples
             .iter()
             .zip(outcomes)
             .map(|(s, o)| (s.game.position.clone(), o.played, Some(s.human)))
             .collect();
         let bar = bars.bar("positions judged");
-        let losses = judge_each(judge_cmd, &[], limit, &items, self.threads, &*bar)?;
-        for (line, (loss, human_loss)) in lines.iter_mut().zip(&losses) {
-            (line.loss, line.human_loss) = (*loss, *human_loss);
+        let losses = judge_each(&cache, &items, self.threads, &*bar)?;
+        cache.save()?;
+        for (line, l) in lines.iter_mut().zip(&losses) {
+            (line.loss, line.human_loss, line.value) = (l.engine, l.human, Some(l.best));
         }
         let Some(theirs) = default_moves else {
             return Ok((judged_of(&losses), None));
@@ -367,7 +378,8 @@ impl EvalRun<'_> {
             .map(|(s, o)| (s.game.position.clone(), o.played, None))
             .collect();
         let bar = bars.bar("default style's moves judged");
-        let judged = judge(judge_cmd, &[], limit, &items, self.threads, &*bar)?;
+        let judged = judge(&cache, &items, self.threads, &*bar)?;
+        cache.save()?;
         Ok((judged_of(&losses), Some(judged)))
     }
 
@@ -577,14 +589,18 @@ impl Report {
         if let Some(j) = &self.judged {
             writeln!(
                 f,
-                "move quality ({} positions judged): engine mean loss {:.0} cp, blunders {:.1}%; humans {} cp, {}",
+                "move quality ({} positions judged): engine mean loss {:.0} cp, blunders {:.1}%, \
+                 expected score lost {:.2}% a move; humans {} cp, {}, {}",
                 j.judged,
                 j.mean_cp_loss,
                 j.blunder_rate * 100.0,
+                j.mean_score_loss * 100.0,
                 j.human_mean_cp_loss
                     .map_or("-".into(), |v| format!("{v:.0}")),
                 j.human_blunder_rate
-                    .map_or("-".into(), |v| format!("{:.1}%", v * 100.0))
+                    .map_or("-".into(), |v| format!("{:.1}%", v * 100.0)),
+                j.human_mean_score_loss
+                    .map_or("-".into(), |v| format!("{:.2}%", v * 100.0))
             )?;
         }
         if let Some(j) = &self.default_judged {

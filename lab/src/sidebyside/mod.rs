@@ -503,6 +503,9 @@ mod tests {
             rank: None,
             loss,
             human_loss,
+            value: None,
+            elo: None,
+            ply: None,
         }
     }
 
