@@ -595,3 +595,39 @@ fn the_judge_cache_gives_the_judges_own_values_and_refuses_a_damaged_line() {
         "{e}"
     );
 }
+
+#[test]
+fn eval_samples_by_the_games_speed_and_leaves_out_named_players() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cb = one_game_casebase(dir.path());
+    let held = dir.path().join("held.pgn");
+    let bullet = GAME
+        .replace("example.org/g2", "example.org/g9")
+        .replace("[Result", "[TimeControl \"60+0\"]\n[Result");
+    std::fs::write(&held, bullet).expect("write");
+    // A one-minute game is bullet: all 11 moves; none is blitz.
+    let r = eval_retrieval(&held, &cb, &["--speed", "bullet"]);
+    assert_eq!(r["positions"], 11, "{r}");
+    let out = run(&[
+        "eval",
+        "--pgn",
+        held.to_str().expect("path"),
+        "--casebase",
+        &cb,
+        "--revise",
+        "false",
+        "--speed",
+        "blitz",
+    ]);
+    let e = stderr(&out);
+    assert!(
+        !out.status.success() && e.contains("no position passes the filters"),
+        "{e}"
+    );
+    // Without bob (White, whatever the case of the name): Carol's 5 moves.
+    let r = eval_retrieval(&held, &cb, &["--not-player", "BOB"]);
+    assert_eq!(r["positions"], 5, "{r}");
+    let out = run(&["eval", "--pgn", "x.pgn", "--speed", "hyperbullet"]);
+    let e = stderr(&out);
+    assert!(!out.status.success() && e.contains("hyperbullet"), "{e}");
+}

@@ -349,6 +349,7 @@ pub fn selection(options: &BuildOptions) -> Result<Selection, String> {
     }
     Ok(Selection {
         players: options.players.iter().map(|p| p.to_lowercase()).collect(),
+        excluded: Vec::new(),
         side,
         min_elo: options.min_elo,
         max_elo: options.max_elo,

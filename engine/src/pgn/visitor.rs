@@ -18,6 +18,9 @@ use crate::case::CaseMove;
 pub struct Selection {
     /// Player names, lower-cased; empty = any player.
     pub players: Vec<String>,
+    /// Player names, lower-cased, whose moves are never selected (a collection's own
+    /// account, when its opponents are wanted).
+    pub excluded: Vec<String>,
     /// Only this side's moves.
     pub side: Option<Color>,
     /// Lowest mover rating (games without the rating tag are excluded).
@@ -41,6 +44,9 @@ impl Selection {
         }
         let (name, elo) = (header.player(side), header.elo(side));
         if !self.players.is_empty() && !self.players.contains(&name.to_lowercase()) {
+            return (false, false);
+        }
+        if !self.excluded.is_empty() && self.excluded.contains(&name.to_lowercase()) {
             return (false, false);
         }
         if self.rating_filter() {
@@ -467,7 +473,30 @@ impl Visitor for GameVisitor {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_eval;
+    use super::{GameVisitor, Selection, parse_eval};
+
+    #[test]
+    fn an_excluded_players_moves_are_never_selected_whatever_the_spelling() {
+        let pgn =
+            "[White \"Acct\"]\n[Black \"Opp\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n";
+        let plies = |selection: Selection| {
+            let mut reader = pgn_reader::Reader::new(pgn.as_bytes());
+            let mut visitor = GameVisitor::new(selection);
+            let _ = reader.read_game(&mut visitor).expect("reads");
+            visitor
+                .game()
+                .selected
+                .iter()
+                .map(|m| m.ply)
+                .collect::<Vec<u32>>()
+        };
+        assert_eq!(plies(Selection::default()), vec![0, 1, 2, 3]);
+        let not_acct = Selection {
+            excluded: vec!["acct".into()],
+            ..Selection::default()
+        };
+        assert_eq!(plies(not_acct), vec![1, 3]);
+    }
 
     #[test]
     fn evaluation_comments_parse_to_centipawns_or_mate() {

@@ -44,6 +44,10 @@ pub struct EvalArgs {
     /// Only this player's moves (repeatable).
     #[arg(long = "player", value_name = "NAME")]
     pub players: Vec<String>,
+    /// Never this player's moves (repeatable): a collection's own accounts, when the people
+    /// they met are wanted.
+    #[arg(long = "not-player", value_name = "NAME")]
+    pub not_players: Vec<String>,
     /// Positions to sample.
     #[arg(long, default_value_t = 5000)]
     pub positions: usize,
@@ -108,6 +112,11 @@ pub struct EvalArgs {
     /// measured on the same positions.
     #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(1..=100))]
     pub held_out: Option<u8>,
+    /// Sample only games of this speed by their `TimeControl` tag (bullet, blitz, rapid or
+    /// classical, as Lichess sorts them: the base plus 40 increments under 3, 8 and 25
+    /// minutes; a game without the tag is classical).
+    #[arg(long, value_name = "SPEED")]
+    pub speed: Option<precedent::pgn::Speed>,
     /// Write each position's outcome to FILE (a JSON object a line: FEN, human move, move
     /// played, matched, the model's probability and rank of the human move).
     #[arg(long, value_name = "FILE", requires = "pgn")]
@@ -308,6 +317,7 @@ impl EvalRun<'_> {
         let pgn = args.pgn.as_deref().unwrap_or_default();
         let selection = Selection {
             players: args.players.iter().map(|p| p.to_lowercase()).collect(),
+            excluded: args.not_players.iter().map(|p| p.to_lowercase()).collect(),
             ..args.select.selection()
         };
         // The contamination guard needs the case base's game keys before sampling; an external
@@ -326,7 +336,9 @@ impl EvalRun<'_> {
             None => None,
         };
         let keep = |g: &precedent::pgn::ParsedGame| {
-            (!args.fit_test_half || in_test_half(g.key))
+            args.speed
+                .is_none_or(|s| precedent::pgn::Speed::of_control(g.header.time_control) == s)
+                && (!args.fit_test_half || in_test_half(g.key))
                 && args
                     .held_out
                     .is_none_or(|pct| precedent::casebase::is_held_out(g.key, pct))
