@@ -2,13 +2,15 @@
 //! [`games`], a player's rating from its games against anchors of known rating (the human
 //! anchor, maia1, against Stockfish's `UCI_Elo`); and [`moves`], strength read from how much a
 //! run's moves give away by the judge, validated by how well it orders engines whose game
-//! ratings are known, and the people of each band placed on the same line.
+//! ratings are known, and the people of each band placed on the same line; and [`pools`],
+//! how one person's ratings differ between Lichess's pools (bullet, blitz, rapid).
 
 pub mod games;
 pub mod moves;
+pub mod pools;
 mod run;
 
-pub use run::{GamesArgs, MovesArgs, ScaleArgs, ScaleCommand, ScaleReport, run};
+pub use run::{GamesArgs, MovesArgs, PoolsArgs, ScaleArgs, ScaleCommand, ScaleReport, run};
 
 /// Why the scale could not be measured.
 #[derive(Debug, thiserror::Error)]

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::ScaleError;
 use super::games::{Anchor, Rated, rate, records_of};
 use super::moves::{GameElo, Measure, Report, Run, Settings, measure};
+use super::pools::{PoolPair, compare_pools};
 use crate::eval::read_outcomes;
 
 /// Arguments of `precedent scale`.
@@ -30,6 +31,23 @@ pub enum ScaleCommand {
     /// the expected score their moves gave away to their game ratings, and each rating band's
     /// people on it.
     Moves(MovesArgs),
+    /// One person's ratings in two pools (bullet, blitz, rapid, classical): the difference
+    /// between pools, from the players rated in both within a window of time.
+    Pools(PoolsArgs),
+}
+
+/// Arguments of `precedent scale pools`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct PoolsArgs {
+    /// Games with ratings, dates and time controls (.pgn, .pgn.zst), e.g. Lichess exports.
+    #[arg(required = true, value_name = "PGN")]
+    pub pgns: Vec<PathBuf>,
+    /// A player's two ratings count only when their games are at most this many days apart.
+    #[arg(long, default_value_t = 365, value_name = "DAYS")]
+    pub within_days: i64,
+    /// Width of the bands of the faster pool's rating.
+    #[arg(long, default_value_t = 400, value_name = "POINTS")]
+    pub band_width: u16,
 }
 
 /// Arguments of `precedent scale games`.
@@ -81,6 +99,8 @@ pub enum ScaleReport {
     Games(Vec<Rated>),
     /// The moves' instrument.
     Moves(Box<Report>),
+    /// Pools compared.
+    Pools(Vec<PoolPair>),
 }
 
 /// Runs `precedent scale`.
@@ -88,6 +108,9 @@ pub fn run(args: &ScaleArgs) -> Result<ScaleReport, ScaleError> {
     match &args.command {
         ScaleCommand::Games(a) => games(a).map(ScaleReport::Games),
         ScaleCommand::Moves(a) => moves(a).map(|r| ScaleReport::Moves(Box::new(r))),
+        ScaleCommand::Pools(a) => {
+            compare_pools(&a.pgns, a.within_days, a.band_width).map(ScaleReport::Pools)
+        }
     }
 }
 
@@ -181,6 +204,7 @@ impl fmt::Display for ScaleReport {
         match self {
             ScaleReport::Games(rated) => fmt_games(rated, f),
             ScaleReport::Moves(r) => fmt_moves(r, f),
+            ScaleReport::Pools(p) => fmt_pools(p, f),
         }
     }
 }
@@ -207,6 +231,27 @@ fn fmt_games(rated: &[Rated], f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 x.draws,
                 x.losses,
                 100.0 * x.score()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn fmt_pools(pairs: &[PoolPair], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    if pairs.is_empty() {
+        return writeln!(f, "no player is rated in two pools within the window");
+    }
+    for p in pairs {
+        writeln!(
+            f,
+            "{} rating − {} rating, {} players rated in both:",
+            p.to, p.from, p.players
+        )?;
+        for b in p.bands.iter().chain(&p.all) {
+            writeln!(
+                f,
+                "  {} {:>10}: {:>4} players, mean {:+.0} (95% {:+.0}..{:+.0}), median {:+.0}",
+                p.from, b.band, b.players, b.mean, b.ci_low, b.ci_high, b.median
             )?;
         }
     }
