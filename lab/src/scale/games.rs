@@ -222,6 +222,101 @@ pub fn records_of(
     Ok(by_player)
 }
 
+/// Every player in `pgns` rated at once (the maximum-likelihood Elo of all their games, see
+/// [`crate::rating::fit_elo`]), the scale fixed by `anchor`, whose rating is taken as exact
+/// (its `se` is added to every other's, as the whole scale moves with it). Each player's
+/// records are against every opponent it met, rated as fitted. Players that met no one are
+/// left out.
+pub fn rate_pool(pgns: &[impl AsRef<Path>], anchor: &Anchor) -> Result<Vec<Rated>, ScaleError> {
+    use crate::rating::{Anchor as Fixed, Played, fit_elo};
+    let mut names: Vec<String> = Vec::new();
+    let mut games: Vec<Played> = Vec::new();
+    let nobody = Selection {
+        players: vec![String::from("\0")],
+        ..Selection::default()
+    };
+    for pgn in pgns {
+        let file = pgn.as_ref().display().to_string();
+        for_each_game::<ScaleError>(&file, &nobody, |_, visitor, _| {
+            let h = &visitor.game().header;
+            let Some(score) = h.result.points_for(Color::White) else {
+                return Ok(true);
+            };
+            let mut index = |who: &str| match names.iter().position(|n| n == who) {
+                Some(i) => i,
+                None => {
+                    names.push(who.to_string());
+                    names.len() - 1
+                }
+            };
+            let (white, black) = (index(&h.white), index(&h.black));
+            if white != black {
+                games.push(Played {
+                    white,
+                    black,
+                    score,
+                });
+            }
+            Ok(true)
+        })?;
+    }
+    let Some(index) = names.iter().position(|n| *n == anchor.name) else {
+        return Err(ScaleError::NoGames(anchor.name.clone()));
+    };
+    let fit = fit_elo(
+        names.len(),
+        &games,
+        &Fixed::Player {
+            index,
+            elo: anchor.elo,
+        },
+    );
+    let rated = (0..names.len())
+        .filter_map(|p| {
+            let mut against: BTreeMap<usize, Record> = BTreeMap::new();
+            for g in games.iter().filter(|g| g.white == p || g.black == p) {
+                let (other, points) = if g.white == p {
+                    (g.black, g.score)
+                } else {
+                    (g.white, 1.0 - g.score)
+                };
+                let r = against.entry(other).or_insert_with(|| Record {
+                    anchor: names[other].clone(),
+                    anchor_elo: fit.elo[other],
+                    anchor_se: if other == index {
+                        anchor.se
+                    } else {
+                        fit.se[other]
+                    },
+                    ..Record::default()
+                });
+                match points {
+                    x if x > 0.5 => r.wins += 1,
+                    x if x < 0.5 => r.losses += 1,
+                    _ => r.draws += 1,
+                }
+            }
+            let records: Vec<Record> = against.into_values().collect();
+            let n: u32 = records.iter().map(Record::games).sum();
+            let se = if p == index {
+                anchor.se
+            } else {
+                (fit.se[p].powi(2) + anchor.se.powi(2)).sqrt()
+            };
+            (n > 0).then(|| Rated {
+                player: names[p].clone(),
+                records,
+                games: n,
+                elo: fit.elo[p],
+                se,
+                ci_low: fit.elo[p] - 1.96 * se,
+                ci_high: fit.elo[p] + 1.96 * se,
+            })
+        })
+        .collect();
+    Ok(rated)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +373,41 @@ mod tests {
         // A sweep is finite; no game, no rating.
         assert!(rate("p", vec![record(1400.0, 0.0, 10, 0, 0)]).is_some_and(|r| r.elo.is_finite()));
         assert_eq!(rate("p", vec![record(1400.0, 0.0, 0, 0, 0)]), None);
+    }
+
+    #[test]
+    fn a_pool_is_rated_from_all_its_games_with_one_player_fixed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let game = |w: &str, b: &str, result: &str| {
+            format!(
+                "[White \"{w}\"]\n[Black \"{b}\"]\n[Result \"{result}\"]\n\n1. e4 e5 {result}\n\n"
+            )
+        };
+        // A beats B 3 of 4, B beats C 3 of 4: a chain, A fixed at 1500.
+        let mut text = String::new();
+        for (w, b) in [("A", "B"), ("B", "C")] {
+            text += &game(w, b, "1-0").repeat(30);
+            text += &game(w, b, "0-1").repeat(10);
+        }
+        let path = dir.path().join("chain.pgn");
+        std::fs::write(&path, text).expect("write");
+        let anchor: Anchor = "A=1500±20".parse().expect("anchor");
+        let rated = rate_pool(&[&path], &anchor).expect("rated");
+        let elo = |n: &str| rated.iter().find(|r| r.player == n).expect(n).clone();
+        assert_eq!(elo("A").elo, 1500.0);
+        assert_eq!(elo("A").se, 20.0);
+        // About 191 a step (75 %), a little less for the prior's pull.
+        let (b, c) = (elo("B"), elo("C"));
+        assert!((1500.0 - b.elo - 190.0).abs() < 10.0, "{b:?}");
+        assert!((b.elo - c.elo - 190.0).abs() < 10.0, "{c:?}");
+        assert!(c.se > b.se && b.se > 20.0, "{b:?} {c:?}");
+        assert_eq!(c.records.len(), 1);
+        assert_eq!((c.records[0].wins, c.records[0].losses), (10, 30));
+        let none: Anchor = "Z=1500".parse().expect("anchor");
+        assert!(matches!(
+            rate_pool(&[&path], &none),
+            Err(ScaleError::NoGames(_))
+        ));
     }
 
     #[test]

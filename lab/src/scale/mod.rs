@@ -62,6 +62,9 @@ pub enum ScaleError {
     /// The rated runs' losses do not differ.
     #[error("the rated runs' losses do not differ: no line can be fitted")]
     NoLine,
+    /// `--pool` fixes the scale with one anchor.
+    #[error("--pool rates every player against one fixed anchor; {0} given")]
+    PoolAnchor(usize),
     /// No player in the games met an anchor.
     #[error("no game between a player and an anchor ({0})")]
     NoGames(String),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::ScaleError;
-use super::games::{Anchor, Rated, rate, records_of};
+use super::games::{Anchor, Rated, rate, rate_pool, records_of};
 use super::moves::{GameElo, Measure, Report, Run, Settings, measure};
 use super::pools::{PoolPair, compare_pools};
 use crate::eval::read_outcomes;
@@ -63,6 +63,11 @@ pub struct GamesArgs {
     /// Only this player (by default every player that met an anchor).
     #[arg(long, value_name = "NAME")]
     pub player: Option<String>,
+    /// Rate every player from all the games (anchors, players and their games against each
+    /// other), the one `--anchor` fixing the scale, instead of each player from its games
+    /// against fixed anchors.
+    #[arg(long)]
+    pub pool: bool,
 }
 
 /// Arguments of `precedent scale moves`.
@@ -120,6 +125,16 @@ fn games(args: &GamesArgs) -> Result<Vec<Rated>, ScaleError> {
         .iter()
         .map(|a| a.parse())
         .collect::<Result<Vec<Anchor>, ScaleError>>()?;
+    if args.pool {
+        let [anchor] = anchors.as_slice() else {
+            return Err(ScaleError::PoolAnchor(anchors.len()));
+        };
+        let rated: Vec<Rated> = rate_pool(&args.pgns, anchor)?
+            .into_iter()
+            .filter(|r| args.player.as_ref().is_none_or(|want| *want == r.player))
+            .collect();
+        return Ok(rated);
+    }
     let by_player = records_of(&args.pgns, &anchors)?;
     let rated: Vec<Rated> = by_player
         .into_iter()
