@@ -163,3 +163,66 @@ fn scale_moves_orders_rated_runs_and_places_unrated_runs_and_people() {
         );
     }
 }
+
+#[test]
+fn scale_errors_sets_a_run_beside_its_bands_people_by_phase() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // 100 positions of 1400s and 100 of 2000s; the 1400s blunder in every 10th, the run in
+    // every 20th: 5 points under them. The 2000s are not the run's band.
+    let text: String = (0..200)
+        .map(|i| {
+            let elo = if i < 100 { 1450 } else { 2050 };
+            line(
+                i,
+                elo,
+                if i % 20 == 0 { 300 } else { 0 },
+                if i % 10 == 0 { 300 } else { 0 },
+            )
+        })
+        .collect();
+    let file = dir.path().join("level1400.jsonl");
+    std::fs::write(&file, text).expect("write");
+    let spec = format!("level1400={}", file.display());
+    let r = run_json(&[
+        "scale",
+        "errors",
+        &spec,
+        "--band",
+        "level1400=1400",
+        "--resamples",
+        "100",
+        "--json",
+    ]);
+    let level = &r[0];
+    assert_eq!(level["band"], "1400-1599", "{r}");
+    let p = &level["phases"][0];
+    assert_eq!(
+        (p["phase"].as_str(), p["positions"].as_u64()),
+        (Some("plies 10-39"), Some(100))
+    );
+    let delta = p["blunders_delta"][0].as_f64().expect("delta");
+    assert!((delta + 5.0).abs() < 1e-9 && p["within"] == false, "{r}");
+    for (args, want) in [
+        (
+            vec![spec.as_str(), "--band", "level1400"],
+            "expected LABEL=LOW",
+        ),
+        (
+            vec![spec.as_str(), "--band", "nobody=1400"],
+            "no run is labelled so",
+        ),
+        (
+            vec![spec.as_str(), "--band", "level1400=800"],
+            "no judged position",
+        ),
+    ] {
+        let mut a = vec!["scale", "errors"];
+        a.extend(args);
+        let out = run(&a);
+        let e = stderr(&out);
+        assert!(
+            !out.status.success() && e.contains(want) && e.lines().count() == 1,
+            "{e}"
+        );
+    }
+}

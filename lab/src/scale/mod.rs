@@ -3,14 +3,18 @@
 //! anchor, maia1, against Stockfish's `UCI_Elo`); and [`moves`], strength read from how much a
 //! run's moves give away by the judge, validated by how well it orders engines whose game
 //! ratings are known, and the people of each band placed on the same line; and [`pools`],
-//! how one person's ratings differ between Lichess's pools (bullet, blitz, rapid).
+//! how one person's ratings differ between Lichess's pools (bullet, blitz, rapid); and
+//! [`errors`], how a run errs beside the people of its band, by phase.
 
+pub mod errors;
 pub mod games;
 pub mod moves;
 pub mod pools;
 mod run;
 
-pub use run::{GamesArgs, MovesArgs, PoolsArgs, ScaleArgs, ScaleCommand, ScaleReport, run};
+pub use run::{
+    ErrorsArgs, GamesArgs, MovesArgs, PoolsArgs, ScaleArgs, ScaleCommand, ScaleReport, run,
+};
 
 /// Why the scale could not be measured.
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +69,17 @@ pub enum ScaleError {
     /// `--pool` fixes the scale with one anchor.
     #[error("--pool rates every player against one fixed anchor; {0} given")]
     PoolAnchor(usize),
+    /// A band is not `LABEL=LOW`.
+    #[error("--band {0:?}: expected LABEL=LOW, the band's lowest rating (e.g. level1400=1400)")]
+    BadBand(String),
+    /// A run has no judged position (in its band).
+    #[error("{run}: no judged position with a mover rated in band {band} (run eval with --judge)")]
+    NoneJudged {
+        /// The run.
+        run: String,
+        /// Its band.
+        band: String,
+    },
     /// No player in the games met an anchor.
     #[error("no game between a player and an anchor ({0})")]
     NoGames(String),

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::ScaleError;
+use super::errors::{BLUNDER_TARGET_POINTS, LOSS_TARGET_RATIO, RunErrors, errors_of};
 use super::games::{Anchor, Rated, rate, rate_pool, records_of};
 use super::moves::{GameElo, Measure, Report, Run, Settings, measure};
 use super::pools::{PoolPair, compare_pools};
-use crate::eval::read_outcomes;
+use crate::eval::{BLUNDER_CP, read_outcomes};
 
 /// Arguments of `precedent scale`.
 #[derive(clap::Args, Debug, Clone)]
@@ -34,6 +35,30 @@ pub enum ScaleCommand {
     /// One person's ratings in two pools (bullet, blitz, rapid, classical): the difference
     /// between pools, from the players rated in both within a window of time.
     Pools(PoolsArgs),
+    /// How judged runs err beside the people on their positions: blunders and expected score
+    /// lost, by phase, each run on its band's movers if given one.
+    Errors(ErrorsArgs),
+}
+
+/// Arguments of `precedent scale errors`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ErrorsArgs {
+    /// The runs, each LABEL=PATH, as for `scale moves` (positions may differ between runs).
+    #[arg(required = true, value_name = "LABEL=PATH")]
+    pub runs: Vec<String>,
+    /// Measure a run on the movers of one band only, LABEL=LOW (the band LOW to
+    /// LOW + band width − 1; repeatable, e.g. level1400=1400); other runs on all their movers.
+    #[arg(long = "band", value_name = "LABEL=LOW")]
+    pub bands: Vec<String>,
+    /// Width of the band.
+    #[arg(long, default_value_t = 200, value_name = "POINTS")]
+    pub band_width: u16,
+    /// Bootstrap resamples behind the loss ratio's interval.
+    #[arg(long, default_value_t = 1000)]
+    pub resamples: usize,
+    /// The bootstrap's seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// Arguments of `precedent scale pools`.
@@ -106,6 +131,8 @@ pub enum ScaleReport {
     Moves(Box<Report>),
     /// Pools compared.
     Pools(Vec<PoolPair>),
+    /// Runs' errors beside their people's.
+    Errors(Vec<RunErrors>),
 }
 
 /// Runs `precedent scale`.
@@ -116,7 +143,56 @@ pub fn run(args: &ScaleArgs) -> Result<ScaleReport, ScaleError> {
         ScaleCommand::Pools(a) => {
             compare_pools(&a.pgns, a.within_days, a.band_width).map(ScaleReport::Pools)
         }
+        ScaleCommand::Errors(a) => errors(a).map(ScaleReport::Errors),
     }
+}
+
+fn errors(args: &ErrorsArgs) -> Result<Vec<RunErrors>, ScaleError> {
+    let runs = read_runs(&args.runs)?;
+    let mut bands = Vec::new();
+    for spec in &args.bands {
+        let (label, low) = spec
+            .split_once('=')
+            .and_then(|(l, v)| Some((l, v.trim().parse::<u16>().ok()?)))
+            .ok_or_else(|| ScaleError::BadBand(spec.clone()))?;
+        if !runs.iter().any(|r| r.label == label) {
+            return Err(ScaleError::UnknownRun(spec.clone()));
+        }
+        let high = low.saturating_add(args.band_width.max(1) - 1);
+        bands.push((label.to_string(), (low, high)));
+    }
+    runs.iter()
+        .map(|r| {
+            let band = bands.iter().find(|(l, _)| *l == r.label).map(|b| b.1);
+            errors_of(&r.label, &r.lines, band, args.resamples, args.seed).ok_or_else(|| {
+                ScaleError::NoneJudged {
+                    run: r.label.clone(),
+                    band: band.map_or("any".into(), |(lo, hi)| format!("{lo}-{hi}")),
+                }
+            })
+        })
+        .collect()
+}
+
+/// The runs named by LABEL=PATH specs, each with its outcome lines.
+fn read_runs(specs: &[String]) -> Result<Vec<Run>, ScaleError> {
+    let mut runs = Vec::new();
+    for spec in specs {
+        let (label, path) = spec
+            .split_once('=')
+            .filter(|(l, p)| !l.is_empty() && !p.is_empty())
+            .ok_or_else(|| ScaleError::BadRun(spec.clone()))?;
+        let mut lines = Vec::new();
+        for file in outcome_files(Path::new(path))? {
+            lines.extend(read_outcomes(&file)?);
+        }
+        runs.push(Run {
+            label: label.to_string(),
+            game_elo: None,
+            lines,
+        });
+    }
+    Ok(runs)
 }
 
 fn games(args: &GamesArgs) -> Result<Vec<Rated>, ScaleError> {
@@ -176,22 +252,7 @@ fn outcome_files(path: &Path) -> Result<Vec<PathBuf>, ScaleError> {
 }
 
 fn moves(args: &MovesArgs) -> Result<Report, ScaleError> {
-    let mut runs = Vec::new();
-    for spec in &args.runs {
-        let (label, path) = spec
-            .split_once('=')
-            .filter(|(l, p)| !l.is_empty() && !p.is_empty())
-            .ok_or_else(|| ScaleError::BadRun(spec.clone()))?;
-        let mut lines = Vec::new();
-        for file in outcome_files(Path::new(path))? {
-            lines.extend(read_outcomes(&file)?);
-        }
-        runs.push(Run {
-            label: label.to_string(),
-            game_elo: None,
-            lines,
-        });
-    }
+    let mut runs = read_runs(&args.runs)?;
     for e in &args.elos {
         let a: Anchor = e.parse()?;
         let run = runs
@@ -220,6 +281,7 @@ impl fmt::Display for ScaleReport {
             ScaleReport::Games(rated) => fmt_games(rated, f),
             ScaleReport::Moves(r) => fmt_moves(r, f),
             ScaleReport::Pools(p) => fmt_pools(p, f),
+            ScaleReport::Errors(e) => fmt_errors(e, f),
         }
     }
 }
@@ -246,6 +308,39 @@ fn fmt_games(rated: &[Rated], f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 x.draws,
                 x.losses,
                 100.0 * x.score()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn fmt_errors(runs: &[RunErrors], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    writeln!(
+        f,
+        "targets: blunders (loss ≥ {BLUNDER_CP} cp) within ±{BLUNDER_TARGET_POINTS} points of the people's, \
+         mean expected score lost within ±{:.0} % of theirs",
+        100.0 * LOSS_TARGET_RATIO
+    )?;
+    for r in runs {
+        writeln!(f, "{}, movers rated {}:", r.run, r.band)?;
+        for p in &r.phases {
+            writeln!(
+                f,
+                "  {:>11} {:>5} positions  blunders {:.1}% (people {:.1}%): {:+.1} points ({:+.1}..{:+.1})  \
+                 score lost {:.2}% (people {:.2}%): ×{:.2} ({:.2}–{:.2})  {}",
+                p.phase,
+                p.positions,
+                100.0 * p.blunders.0,
+                100.0 * p.people_blunders.0,
+                p.blunders_delta.0,
+                p.blunders_delta.1,
+                p.blunders_delta.2,
+                100.0 * p.score_loss,
+                100.0 * p.people_score_loss,
+                p.loss_ratio.0,
+                p.loss_ratio.1,
+                p.loss_ratio.2,
+                if p.within { "within" } else { "outside" }
             )?;
         }
     }
