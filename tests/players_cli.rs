@@ -457,8 +457,17 @@ fn a_player_file_plays_at_the_level_of_its_players_rating_unless_told_otherwise(
         ],
         clock,
     );
-    assert!(text.contains("level 1400 (UCI_Elo 1400)"), "{text}");
+    assert!(
+        text.contains("level 1400 (UCI_Elo 1400; among people"),
+        "{text}"
+    );
     assert!(!text.contains("the player's rapid rating"), "{text}");
+    // On the people's scale: the level as strong among people as their rapid rating.
+    let text = uci_go(&[("CaseBase", &eric), ("EloScale", "people")], clock);
+    assert!(
+        text.contains(&line) && text.contains("among people as strong as Lichess rapid"),
+        "{text}"
+    );
     // Off: no level; their likeliest move by the model fitted to them.
     let text = uci_go(&[("CaseBase", &eric), ("PlayerStrength", "false")], clock);
     assert!(!text.contains("info string level "), "{text}");

@@ -686,7 +686,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     assert!(is_uci_move(&mv));
     expect_level(
         &info,
-        "info string level 1400 (UCI_Elo 1450): the default style's move model read at rating 1500, temperature 0.10, search weight 1.00, search depth 1",
+        "info string level 1400 (UCI_Elo 1450; among people as strong as Lichess rapid 1737): the default style's move model read at rating 1500, temperature 0.10, search weight 1.00, search depth 1",
     );
     // Its search stops at depth 1, whatever the time.
     assert!(
@@ -704,7 +704,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     at_elo(
         &mut e,
         1790,
-        "info string level 1800 (UCI_Elo 1790): the default style's move model read at rating 1585, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable as the likeliest sound move, search weight 1.00",
+        "info string level 1800 (UCI_Elo 1790; among people as strong as Lichess rapid 1979): the default style's move model read at rating 1585, errors (a loss of 2.00 by the search) played when at least 0.085 times as probable as the likeliest sound move, search weight 1.00",
     );
     // Above 1900: level 2000, the default style's model read at 2100 (README's table).
     at_elo(
@@ -762,7 +762,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let info = at_elo(
         &mut e,
         1600,
-        "info string level 1600 (UCI_Elo 1600): the move model of movers rated 1600-1799 with the levels' network read at rating 1700, errors (a loss of 2.00 by the search) played when at least 0.02 times as probable",
+        "info string level 1600 (UCI_Elo 1600; among people as strong as Lichess rapid 1916): the move model of movers rated 1600-1799 with the levels' network read at rating 1700, errors (a loss of 2.00 by the search) played when at least 0.02 times as probable",
     );
     let model = info
         .iter()
@@ -789,7 +789,7 @@ fn uci_elo_is_clamped_chooses_the_documented_level_and_applies_at_the_next_go() 
     let (info, _) = e.go("go movetime 100");
     expect_level(
         &info,
-        "info string level 1000 (UCI_Elo 1000): the move model of movers rated 800-999 with the levels' network read at rating 900, temperature 0.10, search weight 0.55",
+        "info string level 1000 (UCI_Elo 1000; among people as strong as Lichess rapid 1408): the move model of movers rated 800-999 with the levels' network read at rating 900, temperature 0.10, search weight 0.55",
     );
     // Off again: back to the default style.
     e.send("setoption name UCI_LimitStrength value false");

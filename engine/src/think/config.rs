@@ -12,6 +12,7 @@ use crate::reuse::ReuseConfig;
 use crate::revise::ReviseConfig;
 use crate::search::Evaluation;
 use crate::think::pace::PaceModel;
+use crate::think::scale::{EloScale, rapid_equivalent};
 
 /// How the engine picks its move among the legal ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -181,6 +182,10 @@ pub struct EngineConfig {
     /// The speed whose rating a player file plays at (`PlayerClock`).
     #[serde(skip)]
     pub player_clock: PlayerClock,
+    /// The scale `elo` and a player's rating choose a level on (`EloScale`): Stockfish's,
+    /// each level's `elo`, or the people's, each level's `people`.
+    #[serde(skip)]
+    pub elo_scale: EloScale,
     /// At the player's strength, err as often as the player (`PlayerErrors`): the factor their
     /// file's error fit found, when it was built with a judge; off, the level as calibrated.
     #[serde(skip)]
@@ -200,6 +205,10 @@ pub struct EngineConfig {
 pub struct Level {
     /// The `UCI_Elo` (`--elo`) this level is played at: the settings nearest to it choose it.
     pub elo: u16,
+    /// Its strength among people, as a Lichess rapid rating (docs/scale.md): where the
+    /// people's scale (`EloScale people`) places it. `None`: not measured among people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub people: Option<u16>,
     /// Lowest rating of the movers its model was fitted on (of a `best` level: the band it is
     /// measured on).
     pub min_rating: u16,
@@ -251,6 +260,15 @@ pub struct Level {
 }
 
 impl Level {
+    /// Its number on `scale`: its `elo` on Stockfish's, its `people` on the people's (`None`
+    /// where it was not measured among people).
+    pub fn on(&self, scale: EloScale) -> Option<u16> {
+        match scale {
+            EloScale::Stockfish => Some(self.elo),
+            EloScale::People => self.people,
+        }
+    }
+
     /// Whether the level plays the shared network (read at [`Level::network_rating`]):
     /// it shares it and has none of its own.
     pub fn plays_shared_network(&self) -> bool {
@@ -436,6 +454,7 @@ impl EngineConfig {
             player: PlayerWeights::default(),
             player_strength: true,
             player_clock: PlayerClock::Auto,
+            elo_scale: EloScale::Stockfish,
             player_errors: false,
             error_factor: 1.0,
         }
@@ -450,10 +469,13 @@ impl EngineConfig {
         }
     }
 
-    /// The `elo` settings the levels cover (lowest and highest level), if there are levels.
+    /// The `elo` settings the levels cover on the scale of `elo_scale` (lowest and highest
+    /// level), if there are levels on it.
     pub fn elo_range(&self) -> Option<(u16, u16)> {
-        let lo = self.levels.iter().map(|l| l.elo).min()?;
-        let hi = self.levels.iter().map(|l| l.elo).max()?;
+        let on = self.levels.iter().filter_map(|l| l.on(self.elo_scale));
+        let (lo, hi) = on.fold(None, |r: Option<(u16, u16)>, e| {
+            Some(r.map_or((e, e), |(lo, hi)| (lo.min(e), hi.max(e))))
+        })?;
         Some((lo, hi))
     }
 
@@ -481,15 +503,18 @@ impl EngineConfig {
         })
     }
 
-    /// The level played at `elo`: the one whose `elo` is nearest (the lower on a tie), the
-    /// setting first clamped into [`EngineConfig::elo_range`]. `None` without levels.
+    /// The level played at `elo`: the one nearest to it on the scale of `elo_scale` (the
+    /// lower on a tie), the setting first clamped into [`EngineConfig::elo_range`]. `None`
+    /// without levels on that scale.
     pub fn level_for(&self, elo: u16) -> Option<LevelChoice<'_>> {
         let (lo, hi) = self.elo_range()?;
         let clamped = elo.clamp(lo, hi);
         let level = self
             .levels
             .iter()
-            .min_by_key(|l| (l.elo.abs_diff(clamped), l.elo))?;
+            .filter_map(|l| Some((l.on(self.elo_scale)?, l)))
+            .min_by_key(|(e, _)| (e.abs_diff(clamped), *e))
+            .map(|(_, l)| l)?;
         Some(LevelChoice {
             level,
             elo: clamped,
@@ -514,7 +539,11 @@ impl EngineConfig {
         }
         let player = player.filter(|_| self.player_strength)?;
         let strength = player.strength(self.player_clock.speed())?;
-        Some((strength.rating, LevelFrom::Player(strength)))
+        let rating = match self.elo_scale {
+            EloScale::Stockfish => strength.rating,
+            EloScale::People => rapid_equivalent(strength.speed, strength.rating),
+        };
+        Some((rating, LevelFrom::Player(strength)))
     }
 
     /// [`EngineConfig::resolved`] at the setting `elo` (`None`: no level), a `human` level
@@ -563,6 +592,7 @@ impl EngineConfig {
                 player: self.player,
                 player_strength: self.player_strength,
                 player_clock: self.player_clock,
+                elo_scale: self.elo_scale,
                 player_errors: self.player_errors,
                 error_factor: self.error_factor,
             };
@@ -618,6 +648,7 @@ impl EngineConfig {
             player: self.player,
             player_strength: self.player_strength,
             player_clock: self.player_clock,
+            elo_scale: self.elo_scale,
             player_errors: self.player_errors,
             error_factor: self.error_factor,
         };

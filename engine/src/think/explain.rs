@@ -94,9 +94,14 @@ fn level_line(played: &PlayedLevel) -> String {
     let eval = level
         .evaluation
         .map_or(String::new(), |e| format!(", {e} evaluation"));
+    let among = level.people.map_or(String::new(), |p| {
+        format!("; among people as strong as Lichess rapid {p}")
+    });
     let mut head = match from {
-        LevelFrom::Setting => format!("level {} (UCI_Elo {elo})", level.elo),
-        LevelFrom::Player(strength) => format!("level {} (the player's {strength})", level.elo),
+        LevelFrom::Setting => format!("level {} (UCI_Elo {elo}{among})", level.elo),
+        LevelFrom::Player(strength) => {
+            format!("level {} (the player's {strength}{among})", level.elo)
+        }
     };
     if (errs - 1.0).abs() > 1e-9 {
         head.push_str(&format!(
@@ -526,5 +531,13 @@ mod tests {
                 "{extra:?}: {line}"
             );
         }
+        // Measured among people, it says how strong it is there.
+        let line = line_of(&format!("{level}people = 1737\n"));
+        assert!(
+            line.starts_with(
+                "level 1400 (UCI_Elo 1400; among people as strong as Lichess rapid 1737): "
+            ),
+            "{line}"
+        );
     }
 }

@@ -6,6 +6,7 @@ pub(crate) mod config;
 pub(crate) mod explain;
 pub(crate) mod pace;
 pub mod params;
+pub(crate) mod scale;
 pub mod settings;
 pub(crate) mod timeman;
 pub use config::{
@@ -17,6 +18,7 @@ pub use pace::{
     cases_time, features,
 };
 pub use params::ParamsError;
+pub use scale::{EloScale, rapid_equivalent};
 pub use timeman::{Clock, budget, plan};
 
 use std::time::{Duration, Instant};

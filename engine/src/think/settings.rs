@@ -17,6 +17,7 @@ use crate::retrieve::Mode;
 use crate::reuse::Weights;
 use crate::search::{Evaluation, MAX_DEPTH};
 use crate::think::config::{EngineConfig, PlayerClock, Style};
+use crate::think::scale::EloScale;
 
 /// A setting's type and range (inclusive).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -132,7 +133,7 @@ pub(crate) const MAX_TOLERANCE: i32 = 10_000;
 pub(crate) const MAX_SEED: i64 = 2_147_483_647;
 
 /// Every reasoner setting. The order is the UCI listing's and the genes'.
-pub static SETTINGS: [Setting; 19] = [
+pub static SETTINGS: [Setting; 20] = [
     Setting {
         name: "style",
         uci: Some("Style"),
@@ -402,6 +403,27 @@ pub static SETTINGS: [Setting; 19] = [
                 && let Ok(clock) = s.parse::<PlayerClock>()
             {
                 c.player_clock = clock;
+            }
+        },
+    },
+    Setting {
+        name: "elo-scale",
+        uci: Some("EloScale"),
+        file: Some("elo_scale"),
+        cli: true,
+        kind: Kind::Choice(<EloScale as Choice>::WORDS),
+        help: "the scale of UCI_Elo (--elo) and of a player file's rating when they choose a \
+               level: stockfish (Stockfish 15.1's UCI_Elo at 10+0.1, on which the levels are \
+               calibrated) or people (a Lichess rapid rating: the level that plays as strong \
+               as people of that rating, docs/scale.md)",
+        gene: None,
+        needs_revise: false,
+        get: |c| Value::Choice(c.elo_scale.to_string()),
+        set: |c, v| {
+            if let Value::Choice(s) = v
+                && let Ok(scale) = s.parse::<EloScale>()
+            {
+                c.elo_scale = scale;
             }
         },
     },
@@ -905,6 +927,12 @@ pub fn validate(cfg: &EngineConfig) -> Result<(), SettingError> {
             "`elo`: the parameters have no levels to choose from".into(),
         ));
     }
+    if !cfg.levels.is_empty() && cfg.elo_range().is_none() {
+        return Err(SettingError::Invalid(format!(
+            "`elo-scale {}`: no level of the parameters is measured on that scale (a level's `people`)",
+            cfg.elo_scale
+        )));
+    }
     cfg.pace
         .check()
         .map_err(|e| SettingError::Invalid(format!("`pace`: {e}")))?;
@@ -1171,6 +1199,10 @@ mod tests {
             }
             assert!(setting.kind.parse(setting.name, "normalized-ish").is_err());
         }
-        assert_eq!(choices, 4 + 2 + 3 + 5, "style, mode, eval and player clock");
+        assert_eq!(
+            choices,
+            4 + 2 + 3 + 5 + 2,
+            "style, mode, eval, player clock and elo scale"
+        );
     }
 }

@@ -605,6 +605,8 @@ impl LevelFit {
     pub fn level(&self, smoothing: Smoothing, eval: Evaluation) -> Level {
         Level {
             elo: (u32::from(self.min_rating) + u32::from(self.max_rating)).div_ceil(2) as u16,
+            // A fitted level is not yet measured among people.
+            people: None,
             min_rating: self.min_rating,
             max_rating: self.max_rating,
             style: Style::Human,
