@@ -5,6 +5,17 @@ mod common;
 
 use common::{run, run_json, stderr};
 
+/// `command` with `args` fails with one line of error that says `want`.
+fn refused(command: &[&str], args: &[&str], want: &str) {
+    let a: Vec<&str> = command.iter().chain(args).copied().collect();
+    let out = run(&a);
+    let e = stderr(&out);
+    assert!(
+        !out.status.success() && e.contains(want) && e.lines().count() == 1,
+        "{a:?}: {e}"
+    );
+}
+
 /// A game between `white` and `black` with `result`, as fastchess writes its tags.
 fn game(white: &str, black: &str, result: &str) -> String {
     format!(
@@ -59,20 +70,12 @@ fn scale_games_rates_a_player_against_its_anchors() {
             "no game between a player and an anchor",
         ),
     ] {
-        let mut a = vec!["scale", "games", p];
-        a.extend(args);
-        let out = run(&a);
-        let e = stderr(&out);
-        assert!(
-            !out.status.success() && e.contains(want) && e.lines().count() == 1,
-            "{e}"
-        );
+        refused(&["scale", "games", p], &args, want);
     }
-    let out = run(&["scale", "games", "missing.pgn", "--anchor", "a=1"]);
-    let e = stderr(&out);
-    assert!(
-        !out.status.success() && e.contains("missing.pgn") && e.lines().count() == 1,
-        "{e}"
+    refused(
+        &["scale", "games", "missing.pgn"],
+        &["--anchor", "a=1"],
+        "missing.pgn",
     );
 }
 
@@ -153,14 +156,7 @@ fn scale_moves_orders_rated_runs_and_places_unrated_runs_and_people() {
         ),
         (vec!["e1100"], "expected LABEL=PATH"),
     ] {
-        let mut a = vec!["scale", "moves"];
-        a.extend(args);
-        let out = run(&a);
-        let e = stderr(&out);
-        assert!(
-            !out.status.success() && e.contains(want) && e.lines().count() == 1,
-            "{e}"
-        );
+        refused(&["scale", "moves"], &args, want);
     }
 }
 
@@ -216,13 +212,6 @@ fn scale_errors_sets_a_run_beside_its_bands_people_by_phase() {
             "no judged position",
         ),
     ] {
-        let mut a = vec!["scale", "errors"];
-        a.extend(args);
-        let out = run(&a);
-        let e = stderr(&out);
-        assert!(
-            !out.status.success() && e.contains(want) && e.lines().count() == 1,
-            "{e}"
-        );
+        refused(&["scale", "errors"], &args, want);
     }
 }

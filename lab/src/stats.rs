@@ -20,6 +20,16 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
+/// The 95 % percentile interval of bootstrap draws (sorted here), `None` without draws.
+pub fn bootstrap_interval(draws: &mut [f64]) -> Option<(f64, f64)> {
+    if draws.is_empty() {
+        return None;
+    }
+    draws.sort_by(f64::total_cmp);
+    let q = |p: f64| draws[((draws.len() - 1) as f64 * p).round() as usize];
+    Some((q(0.025), q(0.975)))
+}
+
 /// A paired difference on the same positions: its mean and 95 % interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Paired {

@@ -472,11 +472,8 @@ impl EngineConfig {
     /// The `elo` settings the levels cover on the scale of `elo_scale` (lowest and highest
     /// level), if there are levels on it.
     pub fn elo_range(&self) -> Option<(u16, u16)> {
-        let on = self.levels.iter().filter_map(|l| l.on(self.elo_scale));
-        let (lo, hi) = on.fold(None, |r: Option<(u16, u16)>, e| {
-            Some(r.map_or((e, e), |(lo, hi)| (lo.min(e), hi.max(e))))
-        })?;
-        Some((lo, hi))
+        let on = || self.levels.iter().filter_map(|l| l.on(self.elo_scale));
+        Some((on().min()?, on().max()?))
     }
 
     /// What chooses the move: the style, unless nothing is revised (the cases) or the style asks

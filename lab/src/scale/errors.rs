@@ -9,8 +9,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
+use super::run::Bootstrap;
 use crate::eval::{BLUNDER_CP, OutcomeLine, phase, score_loss};
-use crate::stats::{paired_mean, wilson};
+use crate::stats::{bootstrap_interval, paired_mean, wilson};
 
 /// A run's blunder rate should lie within this many percentage points of its people's.
 pub const BLUNDER_TARGET_POINTS: f64 = 1.5;
@@ -60,14 +61,13 @@ pub struct RunErrors {
 }
 
 /// The errors of a run's judged outcome lines, restricted to movers rated `band` (inclusive
-/// bounds) when given; `resamples` bootstrap draws from `seed` for the ratio's interval.
+/// bounds) when given; the bootstrap's draws for the ratio's interval.
 /// `None` when no line in the band was judged.
 pub fn errors_of(
     label: &str,
     lines: &[OutcomeLine],
     band: Option<(u16, u16)>,
-    resamples: usize,
-    seed: u64,
+    bootstrap: Bootstrap,
 ) -> Option<RunErrors> {
     let judged: Vec<Judged> = lines
         .iter()
@@ -87,7 +87,7 @@ pub fn errors_of(
     let mut names: Vec<&'static str> = judged.iter().map(|j| j.phase).collect();
     names.sort_unstable();
     names.dedup();
-    let mut rng = StdRng::seed_from_u64(seed);
+    let (resamples, mut rng) = (bootstrap.resamples, StdRng::seed_from_u64(bootstrap.seed));
     let mut phases: Vec<PhaseErrors> = names
         .iter()
         .map(|&name| {
@@ -132,14 +132,7 @@ fn phase_errors(name: &str, these: &[&Judged], resamples: usize, rng: &mut StdRn
         .map(|_| ratio_of(&mut (0..n).map(|_| rng.random_range(0..n))))
         .filter(|r| r.is_finite())
         .collect();
-    draws.sort_by(f64::total_cmp);
-    let at = |q: f64| {
-        if draws.is_empty() {
-            ratio
-        } else {
-            draws[((q * (draws.len() - 1) as f64).round() as usize).min(draws.len() - 1)]
-        }
-    };
+    let (low, high) = bootstrap_interval(&mut draws).unwrap_or((ratio, ratio));
     let points = 100.0 * d.delta;
     PhaseErrors {
         phase: name.to_string(),
@@ -149,7 +142,7 @@ fn phase_errors(name: &str, these: &[&Judged], resamples: usize, rng: &mut StdRn
         blunders_delta: (points, 100.0 * d.ci_low, 100.0 * d.ci_high),
         score_loss: run_s.iter().sum::<f64>() / n as f64,
         people_score_loss: people_s.iter().sum::<f64>() / n as f64,
-        loss_ratio: (ratio, at(0.025), at(0.975)),
+        loss_ratio: (ratio, low, high),
         within: points.abs() <= BLUNDER_TARGET_POINTS && (ratio - 1.0).abs() <= LOSS_TARGET_RATIO,
     }
 }
@@ -157,6 +150,10 @@ fn phase_errors(name: &str, these: &[&Judged], resamples: usize, rng: &mut StdRn
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn draws(resamples: usize) -> Bootstrap {
+        Bootstrap { resamples, seed: 1 }
+    }
 
     fn line(elo: u16, ply: u32, run: i32, human: i32) -> OutcomeLine {
         OutcomeLine {
@@ -186,7 +183,7 @@ mod tests {
             .collect();
         // Out of the band: never counted.
         lines.push(line(2000, 20, 900, 0));
-        let r = errors_of("as-people", &lines, Some((1400, 1599)), 200, 1).expect("judged");
+        let r = errors_of("as-people", &lines, Some((1400, 1599)), draws(200)).expect("judged");
         assert_eq!(r.band, "1400-1599");
         assert_eq!(r.phases.len(), 1);
         let p = &r.phases[0];
@@ -208,12 +205,12 @@ mod tests {
                 )
             })
             .collect();
-        let r = errors_of("careful", &careful, None, 200, 1).expect("judged");
+        let r = errors_of("careful", &careful, None, draws(200)).expect("judged");
         let names: Vec<&str> = r.phases.iter().map(|p| p.phase.as_str()).collect();
         assert_eq!(names, ["plies 10-39", "plies 40+", "all"]);
         assert_eq!(r.phases[2].positions, 200);
         assert!((r.phases[2].blunders_delta.0 + 10.0).abs() < 1e-9);
         assert!(r.phases.iter().all(|p| !p.within && p.loss_ratio.0 < 0.5));
-        assert!(errors_of("none", &careful, Some((800, 999)), 10, 1).is_none());
+        assert!(errors_of("none", &careful, Some((800, 999)), draws(10)).is_none());
     }
 }

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::ScaleError;
 use crate::eval::{BLUNDER_CP, OutcomeLine, score_loss};
-use crate::stats::{spearman, spearman_p_value, wilson};
+use crate::stats::{bootstrap_interval, spearman, spearman_p_value, wilson};
 
 /// A position is still undecided when the judge values it within this many centipawns of
 /// equality (about 85 % to 15 % by Lichess's curve).
@@ -475,20 +475,8 @@ pub fn measure(runs: &[Run], settings: Settings) -> Result<Report, ScaleError> {
     }
     let estimate = |value: Option<f64>, draws: &mut Vec<f64>| {
         let value = value?;
-        if draws.is_empty() {
-            return Some(Estimate {
-                value,
-                low: value,
-                high: value,
-            });
-        }
-        draws.sort_by(f64::total_cmp);
-        let q = |p: f64| draws[((draws.len() - 1) as f64 * p).round() as usize];
-        Some(Estimate {
-            value,
-            low: q(0.025),
-            high: q(0.975),
-        })
+        let (low, high) = bootstrap_interval(draws).unwrap_or((value, value));
+        Some(Estimate { value, low, high })
     };
     let score = &overall[0];
     let run_rows = runs

@@ -40,6 +40,17 @@ pub enum ScaleCommand {
     Errors(ErrorsArgs),
 }
 
+/// The bootstrap over positions behind a report's intervals.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct Bootstrap {
+    /// Bootstrap resamples behind the intervals.
+    #[arg(long, default_value_t = 1000)]
+    pub resamples: usize,
+    /// The bootstrap's seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
 /// Arguments of `precedent scale errors`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ErrorsArgs {
@@ -53,12 +64,9 @@ pub struct ErrorsArgs {
     /// Width of the band.
     #[arg(long, default_value_t = 200, value_name = "POINTS")]
     pub band_width: u16,
-    /// Bootstrap resamples behind the loss ratio's interval.
-    #[arg(long, default_value_t = 1000)]
-    pub resamples: usize,
-    /// The bootstrap's seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// The bootstrap behind the intervals.
+    #[command(flatten)]
+    pub bootstrap: Bootstrap,
 }
 
 /// Arguments of `precedent scale pools`.
@@ -113,12 +121,9 @@ pub struct MovesArgs {
     /// Width of the mover's rating bands.
     #[arg(long, default_value_t = 200, value_name = "POINTS")]
     pub band_width: u16,
-    /// Bootstrap resamples behind the intervals.
-    #[arg(long, default_value_t = 1000)]
-    pub resamples: usize,
-    /// The bootstrap's seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// The bootstrap behind the intervals.
+    #[command(flatten)]
+    pub bootstrap: Bootstrap,
 }
 
 /// What `precedent scale` reports.
@@ -164,7 +169,7 @@ fn errors(args: &ErrorsArgs) -> Result<Vec<RunErrors>, ScaleError> {
     runs.iter()
         .map(|r| {
             let band = bands.iter().find(|(l, _)| *l == r.label).map(|b| b.1);
-            errors_of(&r.label, &r.lines, band, args.resamples, args.seed).ok_or_else(|| {
+            errors_of(&r.label, &r.lines, band, args.bootstrap).ok_or_else(|| {
                 ScaleError::NoneJudged {
                     run: r.label.clone(),
                     band: band.map_or("any".into(), |(lo, hi)| format!("{lo}-{hi}")),
@@ -269,8 +274,8 @@ fn moves(args: &MovesArgs) -> Result<Report, ScaleError> {
         Settings {
             measure: args.measure,
             band_width: args.band_width,
-            resamples: args.resamples,
-            seed: args.seed,
+            resamples: args.bootstrap.resamples,
+            seed: args.bootstrap.seed,
         },
     )
 }
